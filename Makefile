@@ -1,0 +1,86 @@
+# kprof-os: one dependency graph for the kernel, the user programs, the
+# initrd, the ISO and the host tool. `make help` lists the targets.
+
+BUILD    := build
+CC       = i686-linux-gnu-gcc
+LD       = i686-linux-gnu-ld
+OBJCOPY  = i686-linux-gnu-objcopy
+OBJDUMP  = i686-linux-gnu-objdump
+NM       = i686-linux-gnu-nm
+NASM     = nasm
+HOSTCC   = gcc
+PYTHON   = python3
+QEMU     = qemu-system-i386
+
+# Two phases: what a user may override, then what the target needs.
+CFLAGS  ?= -O2 -g
+XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
+	-Wall -Wextra -Werror -std=gnu11 -MD -MP -Iinclude
+LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
+
+# A missing tool runs the dependency script before anything is built.
+DEPS_OK := $(BUILD)/.deps-ok
+$(DEPS_OK): tools/deps.sh
+	@tools/deps.sh
+	@mkdir -p $(@D) && touch $@
+
+.PHONY: all run demo test bench clean help
+all: $(BUILD)/kernel.elf $(BUILD)/os.iso kprof-all
+
+include kernel/kernel.mk
+include user/user.mk
+include tools/kprof/kprof.mk
+
+# ---- initrd: a ustar archive of the user programs, mounted at /bin ----
+$(BUILD)/initrd.tar: $(USER_BINS) | $(DEPS_OK)
+	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
+	cp $(USER_BINS) $(BUILD)/initrd/bin/
+	tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
+		-C $(BUILD)/initrd -cf $@ bin
+
+# ---- ISO ----
+CMDLINE ?=
+$(BUILD)/iso/boot/grub/grub.cfg: boot/grub.cfg.in FORCE
+	@mkdir -p $(@D)
+	@sed 's|@CMDLINE@|$(CMDLINE)|' $< > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/os.iso: $(BUILD)/kernel.elf $(BUILD)/initrd.tar $(BUILD)/iso/boot/grub/grub.cfg
+	cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
+	cp $(BUILD)/initrd.tar $(BUILD)/iso/boot/initrd.tar
+	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+FORCE:
+
+# ---- running ----
+ICOUNT ?= 1
+QEMUFLAGS := -display none -serial stdio -no-reboot -m 128M \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+ifeq ($(ICOUNT),1)
+QEMUFLAGS += -icount shift=0,sleep=off
+endif
+
+# The kernel command line can be given at boot time: make run ARGS='hz=5000'
+run: all
+	@echo "kprof-os: booting; type at the \$$ prompt, 'halt' to power off"
+	$(PYTHON) tests/qemu/vm.py --interactive $(if $(filter 1,$(ICOUNT)),--icount) --cmdline '$(ARGS)'
+
+demo: all
+	$(PYTHON) tests/qemu/demo.py
+
+test: all kprof-unit
+	$(PYTHON) tests/qemu/run.py
+
+bench: all
+	$(PYTHON) tests/qemu/bench.py
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make        build kernel, user programs, initrd, ISO and host tool"
+	@echo "make run    boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line)"
+	@echo "make demo   profile the bundled workloads and print the reports"
+	@echo "make test   host unit tests and the QEMU serial-console suite"
+	@echo "make bench  deterministic benchmarks (icount)"

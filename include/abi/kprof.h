@@ -1,0 +1,54 @@
+/* The devkprof dump format (SPEC section 4), shared by the kernel's
+ * /dev/kpdata and /dev/kpinfo and by the host tool tools/kprof.
+ *
+ * kpdata is an array of 32-bit big-endian words:
+ *   word 0        clock ticks while profiling was on
+ *   word 1        of those, ticks whose interrupted PC was in kernel mode
+ *   word 2 + i    ticks whose kernel PC fell in bin i,
+ *                 i = (pc - text_start) >> res
+ * so its size is 4 * (KPDATA_HDR_WORDS + nbins). Counters saturate at
+ * KPDATA_MAX instead of wrapping; kpinfo's `saturated` counts the samples
+ * that hit a full counter.
+ *
+ * kpinfo is text, one "key value" pair a line, keys as below.
+ */
+#ifndef ABI_KPROF_H
+#define ABI_KPROF_H
+
+#define KPDATA_WORD        4            /* bytes per word */
+#define KPDATA_HDR_WORDS   2            /* total ticks, kernel ticks */
+#define KPDATA_TOTAL       0            /* word index: total ticks */
+#define KPDATA_KERNEL      1            /* word index: kernel-mode ticks */
+#define KPDATA_MAX         0xFFFFFFFFu  /* a counter saturates here */
+
+#define KPROF_RES_DEFAULT  0            /* log2 bytes of text per bin */
+#define KPROF_RES_MAX      8
+
+/* kpinfo keys */
+#define KPINFO_TEXT_START  "text_start"  /* 0x%08x: first byte of kernel text */
+#define KPINFO_TEXT_END    "text_end"    /* 0x%08x: one past the last byte */
+#define KPINFO_RES         "res"         /* decimal */
+#define KPINFO_NBINS       "nbins"       /* decimal */
+#define KPINFO_HZ          "hz"          /* achieved PIT rate, decimal with 3 places */
+#define KPINFO_TICKS       "ticks"       /* = word 0 */
+#define KPINFO_KTICKS      "kernel_ticks"/* = word 1 */
+#define KPINFO_STATE       "state"       /* on | off */
+#define KPINFO_SATURATED   "saturated"   /* samples that hit a full counter */
+#define KPINFO_BUILD_ID    "build_id"    /* the kernel's GNU build-id, hex */
+#define KPINFO_LAST        "last"        /* the last kpctl command and what it did */
+
+/* kpctl commands */
+#define KPCTL_START        "start"
+#define KPCTL_STOP         "stop"
+#define KPCTL_STARTCLR     "startclr"
+#define KPCTL_CLEAR        "clear"
+#define KPCTL_HZ           "hz"          /* hz N */
+#define KPCTL_RES          "res"         /* res N, only while stopped */
+#define KPCTL_MAXLEN       64            /* longer writes are EINVAL */
+
+/* PIT limits (the 8254 input clock and the rates the kernel accepts) */
+#define PIT_INPUT_HZ       1193182
+#define PIT_MIN_HZ         19            /* divisor 65535 would be 18.2 Hz */
+#define PIT_MAX_HZ         (PIT_INPUT_HZ / 2)
+
+#endif

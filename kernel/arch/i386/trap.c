@@ -1,0 +1,119 @@
+/* Trap dispatch: every exception, IRQ and system call arrives here from
+ * vectors.asm. Kernel faults print a report and stop the machine; user
+ * faults end only the faulting process. */
+#include "arch.h"
+#include "abi/syscall.h"
+#include "lib.h"
+#include "proc.h"
+#include "x86.h"
+
+#define T_IRQ0 32
+#define T_PGFLT 14
+
+void pic_eoi(int irq);
+void uart_intr(void);
+void clock_intr(struct trapframe *tf);   /* clock.c */
+void syscall(struct trapframe *tf);      /* syscall.c */
+
+static const char *const trapnames[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+	"invalid opcode", "device not available", "double fault",
+	"coprocessor segment overrun", "invalid TSS", "segment not present",
+	"stack fault", "general protection", "page fault", "reserved",
+	"x87 floating point", "alignment check", "machine check",
+	"SIMD floating point", "virtualization", "control protection",
+};
+
+const char *trapname(uint32_t n)
+{
+	if (n < 32)
+		return trapnames[n] ? trapnames[n] : "reserved";
+	if (n == T_SYSCALL)
+		return "system call";
+	if (n >= T_IRQ0 && n < T_IRQ0 + 16)
+		return "IRQ";
+	return "unknown";
+}
+
+/* The trap report for a fault in the kernel: name, registers, the faulting
+ * EIP and a frame-pointer backtrace; then the machine powers off with the
+ * panic status so a test harness sees it. */
+static void kernel_fault(struct trapframe *tf)
+{
+	kprintf("\nkernel trap %u (%s) err 0x%x\n", tf->trapno, trapname(tf->trapno), tf->err);
+	if (tf->trapno == T_PGFLT)
+		kprintf("  fault address 0x%08x\n", read_cr2());
+	kprintf("  eax 0x%08x ebx 0x%08x ecx 0x%08x edx 0x%08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
+	kprintf("  esi 0x%08x edi 0x%08x ebp 0x%08x esp 0x%08x\n", tf->esi, tf->edi, tf->ebp,
+		(uint32_t)&tf->esp);
+	kprintf("  cs 0x%04x ds 0x%04x eflags 0x%08x\n", tf->cs, tf->ds, tf->eflags);
+	kprintf("  eip 0x%08x", tf->eip);
+	kprintf("\n");
+	backtrace(tf->ebp, 16);
+	panic("trap %u (%s) in kernel", tf->trapno, trapname(tf->trapno));
+}
+
+void trap(struct trapframe *tf)
+{
+	if (tf->trapno == T_SYSCALL) {
+		syscall(tf);
+		if (proc_killed())
+			proc_exit(WSTATUS_KILLED);
+		if (need_resched)       /* the slice ran out during the call */
+			yield();
+		return;
+	}
+	if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + 16) {
+		int irq = tf->trapno - T_IRQ0;
+		pic_eoi(irq);   /* before the clock may switch processes */
+		if (irq == 0)
+			clock_intr(tf);
+		else if (irq == 4)
+			uart_intr();
+		if (arch_frame_user(tf) && proc_killed())
+			proc_exit(WSTATUS_KILLED);
+		return;
+	}
+	if (arch_frame_user(tf)) {
+		struct proc *p = curproc();
+		if (tf->trapno == T_PGFLT)
+			kprintf("pid %d (%s): page fault at 0x%08x eip 0x%08x\n",
+				p->pid, p->name, read_cr2(), tf->eip);
+		else
+			kprintf("pid %d (%s): trap %u (%s) eip 0x%08x\n",
+				p->pid, p->name, tf->trapno, trapname(tf->trapno), tf->eip);
+		proc_exit(WSTATUS_FAULT);
+	}
+	kernel_fault(tf);
+}
+
+uint32_t arch_fault_addr(void)
+{
+	return read_cr2();
+}
+
+void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
+{
+	memset(tf, 0, sizeof *tf);
+	tf->cs = UCODE_SEL;
+	tf->ds = tf->es = tf->fs = tf->gs = tf->ss = UDATA_SEL;
+	tf->eflags = FL_IF;
+	tf->eip = eip;
+	tf->esp = esp;
+}
+
+void arch_enable_interrupts(void)
+{
+	__asm__ volatile("sti");
+}
+
+bool arch_interrupts_enabled(void)
+{
+	return read_eflags() & FL_IF;
+}
+
+bool arch_splx_landing(uint32_t pc)
+{
+	extern char splx_landing[];
+	return pc == (uint32_t)splx_landing;
+}

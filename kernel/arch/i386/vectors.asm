@@ -1,0 +1,90 @@
+; Interrupt entry stubs. Each vector pushes an error code (0 where the CPU
+; pushes none) and its number, then alltraps saves the rest of a struct
+; trapframe (trapframe.h) and calls trap(tf).
+
+extern trap
+global vectors
+global vector_syscall
+global trapret
+
+KDATA_SEL equ 0x10
+
+%macro VEC_NOERR 1
+vec%1:
+	push dword 0
+	push dword %1
+	jmp alltraps
+%endmacro
+
+%macro VEC_ERR 1
+vec%1:
+	push dword %1
+	jmp alltraps
+%endmacro
+
+section .text
+VEC_NOERR 0
+VEC_NOERR 1
+VEC_NOERR 2
+VEC_NOERR 3
+VEC_NOERR 4
+VEC_NOERR 5
+VEC_NOERR 6
+VEC_NOERR 7
+VEC_ERR   8
+VEC_NOERR 9
+VEC_ERR   10
+VEC_ERR   11
+VEC_ERR   12
+VEC_ERR   13
+VEC_ERR   14
+VEC_NOERR 15
+VEC_NOERR 16
+VEC_ERR   17
+VEC_NOERR 18
+VEC_NOERR 19
+VEC_NOERR 20
+VEC_ERR   21
+%assign i 22
+%rep 26
+VEC_NOERR i
+%assign i i+1
+%endrep
+
+vector_syscall:
+	push dword 0
+	push dword 0x80
+	jmp alltraps
+
+alltraps:
+	push ds
+	push es
+	push fs
+	push gs
+	pusha
+	mov ax, KDATA_SEL
+	mov ds, ax
+	mov es, ax
+	mov fs, ax
+	mov gs, ax
+	push esp                ; struct trapframe *
+	call trap
+	add esp, 4
+trapret:
+	popa
+	pop gs
+	pop fs
+	pop es
+	pop ds
+	add esp, 8              ; trapno and error code
+	iret
+
+section .rodata
+vectors:
+%assign i 0
+%rep 48
+	dd vec %+ i
+%assign i i+1
+%endrep
+
+section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,0 +1,85 @@
+/* The clock interrupt: counts ticks, charges the running process, hands the
+ * sample to the profiler, wakes sleepers and preempts at the end of a time
+ * slice. The time slice is set in ms and converted at the current rate, so
+ * it does not change when the sampling rate does. */
+#include "arch.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/prof.h"
+
+volatile uint64_t ticks;
+volatile bool need_resched;
+volatile uint32_t lost_ticks;   /* ticks the TSC says were missed */
+
+static uint32_t hz_mhz;         /* achieved rate, millihertz */
+static uint32_t quantum_ms, quantum_ticks, slice_used;
+static uint64_t tick_cycles, last_tsc;
+
+uint32_t clock_set_hz(uint32_t hz)
+{
+	uint32_t s = splhi();
+	hz_mhz = arch_pit_set_hz(hz);
+	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
+	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
+	last_tsc = 0;
+	splx(s);
+	return hz_mhz;
+}
+
+void clock_init(uint32_t hz, uint32_t quantum)
+{
+	extern void pic_enable(int irq);
+	quantum_ms = quantum;
+	clock_set_hz(hz);
+	pic_enable(0);
+}
+
+uint32_t clock_hz_mhz(void)
+{
+	return hz_mhz;
+}
+
+uint64_t clock_ms_to_ticks(uint32_t ms)
+{
+	/* round up: sleeping at least ms */
+	return ((uint64_t)ms * hz_mhz + 999999) / 1000000;
+}
+
+void clock_intr(struct trapframe *tf)
+{
+	struct proc *p = curproc();
+	uint64_t now = arch_read_tsc();
+
+	ticks++;
+	/* a gap of 1.5 periods or more means the PIT fired while a tick was
+	 * still pending (interrupts off too long) and one was lost */
+	if (last_tsc && tick_cycles && now - last_tsc > tick_cycles + tick_cycles / 2)
+		lost_ticks += (uint32_t)((now - last_tsc + tick_cycles / 2) / tick_cycles) - 1;
+	last_tsc = now;
+
+	if (prof_tick)
+		prof_tick(tf, p);
+
+	if (p) {
+		if (arch_frame_user(tf))
+			p->uticks++;
+		else
+			p->kticks++;
+		if (++slice_used >= quantum_ticks)
+			need_resched = true;
+	}
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state == P_SLEEP && procs[i].wake_tick && procs[i].wake_tick <= ticks) {
+			procs[i].wake_tick = 0;
+			procs[i].state = P_READY;
+		}
+	if (p && arch_frame_user(tf) && need_resched)
+		yield();
+}
+
+/* the scheduler starts a fresh slice on every switch */
+void clock_new_slice(void)
+{
+	slice_used = 0;
+	need_resched = false;
+}

@@ -1,0 +1,98 @@
+/* Kernel command-line parser. Words are separated by blanks; each is
+ * `key=value` or a bare flag. */
+#include "cmdline.h"
+#include "abi/kprof.h"
+#include "lib.h"
+
+void cmdline_defaults(struct bootcfg *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->hz = HZ_DEFAULT;
+	cfg->quantum = QUANTUM_DEFAULT;
+	cfg->kprof_res = KPROF_RES_DEFAULT;
+}
+
+struct numkey {
+	const char *key;
+	uint32_t min, max;
+	size_t off;
+};
+
+static const struct numkey numkeys[] = {
+	{ "hz", PIT_MIN_HZ, PIT_MAX_HZ, offsetof(struct bootcfg, hz) },
+	{ "quantum", 1, QUANTUM_MAX, offsetof(struct bootcfg, quantum) },
+	{ "kprof.res", 0, KPROF_RES_MAX, offsetof(struct bootcfg, kprof_res) },
+};
+
+static bool is(const char *w, size_t n, const char *key)
+{
+	return strlen(key) == n && strncmp(w, key, n) == 0;
+}
+
+/* one word: w[0..n), with the '=' at eq (or eq == n for a bare word) */
+static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
+{
+	size_t eq = 0;
+	const char *val;
+	size_t vlen;
+
+	while (eq < n && w[eq] != '=')
+		eq++;
+	val = w + eq + 1;
+	vlen = eq < n ? n - eq - 1 : 0;
+
+	for (size_t i = 0; i < NELEM(numkeys); i++) {
+		const struct numkey *k = &numkeys[i];
+		uint32_t *field = (uint32_t *)((char *)cfg + k->off);
+		uint32_t v;
+		if (!is(w, eq, k->key))
+			continue;
+		if (eq == n || !parse_uint(val, vlen, &v) || v < k->min || v > k->max) {
+			if (verbose)
+				kprintf("cmdline: bad value '%.*s' for %s (%u..%u), using %u\n",
+					(int)vlen, val, k->key, k->min, k->max, *field);
+			return 1;
+		}
+		*field = v;
+		return 0;
+	}
+	if (is(w, eq, "ktest") || is(w, eq, "pitcheck")) {
+		bool on = eq == n || is(val, vlen, "1") || is(val, vlen, "on");
+		if (!on && !is(val, vlen, "0") && !is(val, vlen, "off")) {
+			if (verbose)
+				kprintf("cmdline: bad value '%.*s' for %.*s (on/off), ignored\n",
+					(int)vlen, val, (int)eq, w);
+			return 1;
+		}
+		if (w[0] == 'k')
+			cfg->ktest = on;
+		else
+			cfg->pitcheck = on;
+		return 0;
+	}
+	if (is(w, eq, "crash") && eq < n && vlen < sizeof cfg->crash) {
+		memcpy(cfg->crash, val, vlen);
+		cfg->crash[vlen] = 0;
+		return 0;
+	}
+	if (verbose)
+		kprintf("cmdline: unknown key '%.*s', ignored\n", (int)eq, w);
+	return 1;
+}
+
+int cmdline_parse(const char *s, struct bootcfg *cfg, bool verbose)
+{
+	int bad = 0;
+
+	while (*s) {
+		size_t n = 0;
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		while (s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\n')
+			n++;
+		if (n)
+			bad += word(s, n, cfg, verbose);
+		s += n;
+	}
+	return bad;
+}

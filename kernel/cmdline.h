@@ -1,0 +1,26 @@
+/* The kernel command line (SPEC section 2): key=value words. */
+#ifndef CMDLINE_H
+#define CMDLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HZ_DEFAULT      1000
+#define QUANTUM_DEFAULT 10      /* ms */
+#define QUANTUM_MAX     1000
+
+struct bootcfg {
+	uint32_t hz;            /* requested PIT rate */
+	uint32_t quantum;       /* scheduler time slice, ms */
+	uint32_t kprof_res;     /* log2 bytes of text per kpdata bin */
+	bool ktest;             /* run the in-kernel unit tests and power off */
+	bool pitcheck;          /* measure the PIT rate against the TSC and power off */
+	char crash[16];         /* test only: make the kernel fault this way */
+};
+
+void cmdline_defaults(struct bootcfg *cfg);
+/* Parses s into cfg. Unknown keys and bad values are reported (when
+ * verbose) and skipped, keeping the default. Returns how many were bad. */
+int cmdline_parse(const char *s, struct bootcfg *cfg, bool verbose);
+
+#endif

@@ -1,0 +1,50 @@
+/* Devices, in the Plan 9 style: each is a file server with a small table
+ * of files (a dirtab) and read/write functions that switch on the file's
+ * id. devfs (dev.c) puts every registered table under /dev. */
+#ifndef DEV_H
+#define DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "file.h"
+
+struct dirtab {
+	const char *name;
+	int id;
+	bool stream;            /* true: no offsets (console, serial port) */
+};
+
+struct dev {
+	const char *name;
+	const struct dirtab *tab;
+	int ntab;
+	int (*open)(int id, struct file *f);                    /* optional */
+	void (*close)(int id, struct file *f);                  /* optional */
+	int (*read)(int id, struct file *f, void *buf, uint32_t n, uint32_t off);
+	int (*write)(int id, struct file *f, const void *buf, uint32_t n, uint32_t off);
+	uint32_t (*size)(int id, struct file *f);               /* optional */
+};
+
+void devfs_register(const struct dev *d);
+
+/* Text or binary files that are generated whole at open: the snapshot is
+ * kept with the open file, so every read of it is consistent. */
+int snap_open(struct file *f, const void *data, uint32_t n);
+int snap_write(struct file *f, uint32_t off, const void *data, uint32_t n);   /* 0 or -ENOMEM */
+int snap_read(struct file *f, void *buf, uint32_t n, uint32_t off);
+void snap_close(struct file *f);
+uint32_t snap_size(struct file *f);
+
+/* A text builder for snapshots: appends with ksnprintf formatting into
+ * a kalloc'd page (text devices stay under 4 KiB). */
+struct textbuf {
+	char *buf;
+	uint32_t len, cap;
+};
+bool text_begin(struct textbuf *t);
+void text_add(struct textbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int text_finish(struct textbuf *t, struct file *f);   /* snap_open + free */
+
+void devcons_init(void);
+
+#endif

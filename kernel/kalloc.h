@@ -1,0 +1,28 @@
+/* The physical page allocator: 4 KiB pages from the memory map, on a free
+ * list threaded through the free pages themselves. */
+#ifndef KALLOC_H
+#define KALLOC_H
+
+#include <stdint.h>
+
+struct memrange {
+	uint32_t start, end;    /* [start, end) */
+};
+
+/* Frees every page in the available ranges that is below limit and outside
+ * all of the reserved ranges (kernel, modules, multiboot data, low memory). */
+void kalloc_init(const struct memrange *avail, int navail,
+		 const struct memrange *reserved, int nreserved, uint32_t limit);
+void *kalloc(void);             /* one zero-filled page, or NULL */
+void kfree(void *page);
+uint32_t kalloc_free_pages(void);
+uint32_t kalloc_total_pages(void);
+
+
+
+/* n physically contiguous pages, zero-filled, or NULL. Used for buffers the
+ * clock interrupt indexes directly; it searches the free list, so call it
+ * rarely (when profiling starts), not on a hot path. */
+void *kalloc_contig(uint32_t n);
+void kfree_contig(void *p, uint32_t n);
+#endif

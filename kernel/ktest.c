@@ -1,0 +1,183 @@
+/* In-kernel unit tests, run by the command-line word `ktest`. They print
+ * KTAP and power the machine off with a status that says pass or fail. */
+#include "abi/qemu_exit.h"
+#include "arch.h"
+#include "cmdline.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "ring.h"
+
+static int failures, checks;
+
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+static void check(bool ok, const char *what, int line)
+{
+	checks++;
+	if (!ok) {
+		failures++;
+		kprintf("    # check failed: %s (ktest.c:%d)\n", what, line);
+	}
+}
+
+static void t_cmdline(void)
+{
+	struct bootcfg c;
+
+	cmdline_defaults(&c);
+	CHECK(cmdline_parse("", &c, false) == 0);
+	CHECK(c.hz == 1000 && c.quantum == 10 && c.kprof_res == 0 && !c.ktest);
+
+	CHECK(cmdline_parse("hz=5000 quantum=20 kprof.res=3 ktest", &c, false) == 0);
+	CHECK(c.hz == 5000 && c.quantum == 20 && c.kprof_res == 3 && c.ktest);
+
+	cmdline_defaults(&c);
+	CHECK(cmdline_parse("  hz=0x3e8\tquantum=7  ", &c, false) == 0);
+	CHECK(c.hz == 1000 && c.quantum == 7);
+
+	cmdline_defaults(&c);
+	CHECK(cmdline_parse("hz=abc", &c, false) == 1 && c.hz == 1000);
+	CHECK(cmdline_parse("hz=18", &c, false) == 1 && c.hz == 1000);        /* below 19 */
+	CHECK(cmdline_parse("hz=596592", &c, false) == 1 && c.hz == 1000);    /* above 1193182/2 */
+	CHECK(cmdline_parse("hz=596591", &c, false) == 0 && c.hz == 596591);
+	CHECK(cmdline_parse("hz=", &c, false) == 1);
+	CHECK(cmdline_parse("hz", &c, false) == 1);
+	CHECK(cmdline_parse("hz=99999999999", &c, false) == 1);               /* overflow */
+	CHECK(cmdline_parse("kprof.res=9", &c, false) == 1 && c.kprof_res == 0);
+	CHECK(cmdline_parse("bogus=1 other", &c, false) == 2);
+	CHECK(cmdline_parse("ktest=maybe", &c, false) == 1);
+	CHECK(cmdline_parse("ktest=off", &c, false) == 0 && !c.ktest);
+}
+
+static void t_parse_uint(void)
+{
+	uint32_t v;
+	CHECK(parse_uint("0", 1, &v) && v == 0);
+	CHECK(parse_uint("4294967295", 10, &v) && v == 0xFFFFFFFFu);
+	CHECK(!parse_uint("4294967296", 10, &v));
+	CHECK(parse_uint("0xffffffff", 10, &v) && v == 0xFFFFFFFFu);
+	CHECK(!parse_uint("0x", 2, &v));
+	CHECK(!parse_uint("12a", 3, &v));
+	CHECK(!parse_uint("", 0, &v));
+	CHECK(parse_uint("123456", 3, &v) && v == 123);   /* only n bytes */
+}
+
+static void t_kalloc(void)
+{
+	enum { N = 64 };
+	void *pages[N];
+	uint32_t before = kalloc_free_pages();
+	extern char _kernel_end[];
+
+	for (int i = 0; i < N; i++) {
+		pages[i] = kalloc();
+		CHECK(pages[i] != NULL);
+		CHECK((uint32_t)pages[i] % 4096 == 0);
+		CHECK((uint32_t)pages[i] >= (uint32_t)_kernel_end || (uint32_t)pages[i] < 0x100000);
+		CHECK((uint32_t)pages[i] >= 0x1000);
+		CHECK(((uint8_t *)pages[i])[123] == 0);     /* zero-filled */
+		memset(pages[i], 0xA5, 4096);
+		for (int j = 0; j < i; j++)
+			CHECK(pages[j] != pages[i]);
+	}
+	CHECK(kalloc_free_pages() == before - N);
+	for (int i = 0; i < N; i++)
+		kfree(pages[i]);
+	CHECK(kalloc_free_pages() == before);
+	CHECK(kalloc_total_pages() >= before);
+}
+
+static void t_ring(void)
+{
+	static uint8_t buf[8];
+	struct ring r;
+	uint8_t c;
+
+	ring_init(&r, buf, sizeof buf);
+	CHECK(ring_count(&r) == 0 && !ring_get(&r, &c));
+	for (int i = 0; i < 8; i++)
+		CHECK(ring_put(&r, (uint8_t)i));
+	CHECK(!ring_put(&r, 99));                       /* full */
+	CHECK(ring_count(&r) == 8 && ring_space(&r) == 0);
+	for (int i = 0; i < 8; i++)
+		CHECK(ring_get(&r, &c) && c == i);
+	/* wrap the free-running indices past 2^32 */
+	r.head = r.tail = 0xFFFFFFFEu;
+	for (int i = 0; i < 5; i++)
+		CHECK(ring_put(&r, (uint8_t)(10 + i)));
+	CHECK(ring_count(&r) == 5);
+	for (int i = 0; i < 5; i++)
+		CHECK(ring_get(&r, &c) && c == 10 + i);
+	CHECK(ring_count(&r) == 0);
+}
+
+static bool fmt_is(const char *want, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	va_start(ap, fmt);
+	kvsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (strcmp(buf, want) != 0) {
+		kprintf("    # got '%s' want '%s'\n", buf, want);
+		return false;
+	}
+	return true;
+}
+
+static void t_printf(void)
+{
+	char small[5];
+
+	CHECK(fmt_is("42 -7 0", "%d %i %u", 42, -7, 0));
+	CHECK(fmt_is("-2147483648", "%d", (int)0x80000000));
+	CHECK(fmt_is("4294967295", "%u", 0xFFFFFFFFu));
+	CHECK(fmt_is("ff FF 0x0000abcd", "%x %X %p", 255, 255, (void *)0xabcd));
+	CHECK(fmt_is("[   7][7   ][007]", "[%4d][%-4d][%03d]", 7, 7, 7));
+	CHECK(fmt_is("[-07]", "[%03d]", -7));
+	CHECK(fmt_is("[  ab][ab  ][abc]", "[%4s][%-4s][%.3s]", "ab", "ab", "abcdef"));
+	CHECK(fmt_is("c%", "%c%%", 'c'));
+	CHECK(fmt_is("(null)", "%s", (char *)NULL));
+	CHECK(fmt_is("18446744073709551615 ffffffffff", "%llu %llx", ~0ull, 0xffffffffffull));
+	CHECK(ksnprintf(small, sizeof small, "%s", "truncated") == 9);
+	CHECK(strcmp(small, "trun") == 0);
+}
+
+static void t_strings(void)
+{
+	char b[8];
+	CHECK(strlcpy(b, "abcdefghij", sizeof b) == 10 && strcmp(b, "abcdefg") == 0);
+	CHECK(strncmp("abc", "abd", 2) == 0 && strncmp("abc", "abd", 3) < 0);
+	CHECK(memcmp("ab", "ac", 2) < 0);
+	memcpy(b, "1234567", 8);
+	memmove(b + 1, b, 6);
+	CHECK(strcmp(b, "1123456") == 0);
+}
+
+static const struct {
+	void (*fn)(void);
+	const char *name;
+} tests[] = {
+	{ t_cmdline, "cmdline_parser" },
+	{ t_parse_uint, "parse_uint" },
+	{ t_kalloc, "page_allocator" },
+	{ t_ring, "ring_buffer" },
+	{ t_printf, "printf_formats" },
+	{ t_strings, "strings" },
+};
+
+void ktest_run(void)
+{
+	int failed = 0;
+
+	kprintf("KTAP version 1\n1..%u\n", (unsigned)NELEM(tests));
+	for (unsigned i = 0; i < NELEM(tests); i++) {
+		failures = 0;
+		tests[i].fn();
+		kprintf("%sok %u %s\n", failures ? "not " : "", i + 1, tests[i].name);
+		if (failures)
+			failed++;
+	}
+	kprintf("# ktest: %u tests, %d failed, %d checks\n", (unsigned)NELEM(tests), failed, checks);
+	arch_poweroff(failed ? KEXIT_FAIL : KEXIT_OK);
+}

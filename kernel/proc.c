@@ -1,0 +1,293 @@
+/* Processes: the table, the scheduler, sleep and wakeup, exit and wait.
+ *
+ * There is no fork. A new process is made by spawn(path, argv, fdmap): the
+ * kernel builds its address space straight from the ELF file. fork would
+ * copy an address space only for exec to throw it away; spawn also makes
+ * the shell's redirections explicit (the fd map) and keeps the process
+ * limit check in one place. */
+#include "proc.h"
+#include "abi/errno.h"
+#include "abi/syscall.h"
+#include "file.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "uaccess.h"
+
+struct proc procs[NPROC];
+static uint8_t kstacks[NPROC][KSTACK_SIZE] __attribute__((aligned(16)));
+static struct proc *current;
+static struct context *sched_ctx;
+static int nextpid = 1;
+
+void clock_new_slice(void);
+extern void trapret(void);
+
+struct proc *curproc(void)
+{
+	return current;
+}
+
+bool proc_killed(void)
+{
+	return current && current->killed;
+}
+
+int proc_count(void)
+{
+	int n = 0;
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state != P_UNUSED)
+			n++;
+	return n;
+}
+
+const char *procstate_name(const struct proc *p)
+{
+	switch (p->state) {
+	case P_EMBRYO: return "embryo";
+	case P_READY:  return "ready";
+	case P_RUN:    return "run";
+	case P_SLEEP:  return p->waiting ? "wait" : "sleep";
+	case P_ZOMBIE: return "zombie";
+	default:       return "unused";
+	}
+}
+
+/* A free slot, made EMBRYO, with its kernel stack laid out so that the
+ * first switch to it returns through trapret into user mode. */
+struct proc *allocproc(void)
+{
+	uint32_t s = splhi();
+	struct proc *p = NULL;
+	uint8_t *sp;
+
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state == P_UNUSED) {
+			p = &procs[i];
+			break;
+		}
+	if (!p) {
+		splx(s);
+		return NULL;
+	}
+	memset(p, 0, sizeof *p);
+	p->state = P_EMBRYO;
+	p->pid = nextpid++;
+	splx(s);
+
+	sp = kstacks[p - procs] + KSTACK_SIZE;
+	sp -= sizeof *p->tf;
+	p->tf = (struct trapframe *)sp;
+	sp -= sizeof *p->ctx;
+	p->ctx = (struct context *)sp;
+	memset(p->ctx, 0, sizeof *p->ctx);
+	/* swtch pops the callee-saved registers and "returns" to trapret,
+	 * which irets into user mode with the frame spawn filled in */
+	p->ctx->eip = (uint32_t)trapret;
+	return p;
+}
+
+void freeproc(struct proc *p)
+{
+	p->state = P_UNUSED;
+	p->pid = 0;
+}
+
+void proc_init(void)
+{
+	memset(procs, 0, sizeof procs);
+}
+
+/* Frees the process's memory and files; it stays a zombie until reaped. */
+static void release(struct proc *p)
+{
+	for (int fd = 0; fd < NOFILE; fd++)
+		if (p->ofile[fd]) {
+			file_close(p->ofile[fd]);
+			p->ofile[fd] = NULL;
+		}
+	if (p->pgdir) {
+		if (p == current)
+			arch_pgdir_switch(NULL);
+		arch_pgdir_free(p->pgdir);
+		p->pgdir = NULL;
+	}
+}
+
+void proc_exit(int status)
+{
+	struct proc *p = current;
+
+
+	if (!p)
+		panic("exit with no process");
+	release(p);
+	splhi();        /* for good: this process never runs again */
+	p->status = status & 0xFF;
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *c = &procs[i];
+		if (c->state != P_UNUSED && c->ppid == p->pid) {
+			c->ppid = 0;               /* orphaned: nobody will wait */
+			if (c->state == P_ZOMBIE)
+				freeproc(c);
+		}
+	}
+	if (p->pid == 1) {
+		kprintf("init (pid 1, %s) exited with status %d; halting\n", p->name, p->status);
+		arch_poweroff(p->status == 0 ? 0 : 1);
+	}
+	p->state = P_ZOMBIE;    /* an orphan's is freed by the scheduler */
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state == P_SLEEP && procs[i].pid == p->ppid && procs[i].chan == &procs[i]) {
+			procs[i].state = P_READY;
+			procs[i].chan = NULL;
+		}
+	swtch(&p->ctx, sched_ctx);
+	panic("zombie ran");
+}
+
+/* Switches to the scheduler; interrupts must be off. */
+static void sched(void)
+{
+	struct proc *p = current;
+	swtch(&p->ctx, sched_ctx);
+}
+
+void yield(void)
+{
+	uint32_t s = splhi();
+	current->state = P_READY;
+	sched();
+	splx(s);
+}
+
+void sleep_on(void *chan)
+{
+	struct proc *p = current;
+	if (!p)
+		panic("sleep_on with no process");
+	p->chan = chan;
+	p->state = P_SLEEP;
+	sched();
+	p->chan = NULL;
+}
+
+void wakeup(void *chan)
+{
+	uint32_t s = splhi();
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state == P_SLEEP && procs[i].chan == chan) {
+			procs[i].state = P_READY;
+			procs[i].chan = NULL;
+		}
+	splx(s);
+}
+
+int proc_sleep_ms(uint32_t ms)
+{
+	uint32_t s = splhi();
+	struct proc *p = current;
+
+	p->wake_tick = ticks + MAX(1, clock_ms_to_ticks(ms));
+	while (p->wake_tick && !p->killed) {
+		p->state = P_SLEEP;
+		p->chan = NULL;
+		sched();
+	}
+	p->wake_tick = 0;
+	splx(s);
+	return p->killed ? -EINTR : 0;
+}
+
+/* Runs ready processes round robin; halts the processor when none is. */
+void scheduler(void)
+{
+	int last = 0;
+
+	for (;;) {
+		struct proc *p = NULL;
+		splhi();
+		for (int k = 1; k <= NPROC; k++) {
+			int i = (last + k) % NPROC;
+			if (procs[i].state == P_READY) {
+				p = &procs[i];
+				last = i;
+				break;
+			}
+			/* an orphan's zombie has nobody to reap it */
+			if (procs[i].state == P_ZOMBIE && procs[i].ppid == 0)
+				freeproc(&procs[i]);
+		}
+		if (!p) {
+			arch_idle();
+			continue;
+		}
+		p->state = P_RUN;
+		current = p;
+		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
+		arch_pgdir_switch(p->pgdir);
+		clock_new_slice();
+		swtch(&sched_ctx, p->ctx);
+		current = NULL;
+		arch_pgdir_switch(NULL);
+	}
+}
+
+int proc_wait(int pid, uint32_t ustatus, int options)
+{
+	struct proc *me = current;
+	uint32_t s = splhi();
+
+	for (;;) {
+		bool have = false;
+		for (int i = 0; i < NPROC; i++) {
+			struct proc *c = &procs[i];
+			if (c->state == P_UNUSED || c->ppid != me->pid || (pid != -1 && c->pid != pid))
+				continue;
+			have = true;
+			if (c->state == P_ZOMBIE) {
+				int cpid = c->pid, st = c->status;
+				freeproc(c);
+				splx(s);
+				if (ustatus && copyout(ustatus, &st, sizeof st) < 0)
+					return -EFAULT;
+				return cpid;
+			}
+		}
+		if (!have) {
+			splx(s);
+			return -ECHILD;
+		}
+		if (options & WNOHANG) {
+			splx(s);
+			return 0;
+		}
+		if (me->killed) {
+			splx(s);
+			return -EINTR;
+		}
+		me->waiting = true;
+		sleep_on(me);
+		me->waiting = false;
+	}
+}
+
+int proc_kill(int pid)
+{
+	uint32_t s = splhi();
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *p = &procs[i];
+		if (p->pid == pid && p->state != P_UNUSED && p->state != P_ZOMBIE) {
+			p->killed = true;
+			if (p->state == P_SLEEP) {
+				p->state = P_READY;
+				p->chan = NULL;
+				p->wake_tick = 0;
+			}
+			splx(s);
+			return 0;
+		}
+	}
+	splx(s);
+	return -ESRCH;
+}

@@ -1,0 +1,65 @@
+/* Processes and the scheduler. */
+#ifndef PROC_H
+#define PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "abi/fcntl.h"
+#include "abi/memlayout.h"
+#include "arch.h"
+
+enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
+
+#define KSTACK_SIZE 8192
+
+struct file;
+
+struct proc {
+	int pid, ppid;          /* ppid 0: orphan, reaped by the kernel */
+	enum procstate state;
+	char name[16];
+	uint32_t *pgdir;
+	uint32_t heap_start, brk;
+	struct trapframe *tf;
+	struct context *ctx;
+	void *chan;             /* what a sleeping process waits for */
+	uint64_t wake_tick;     /* for sleep(ms); 0 if none */
+	bool killed;
+	bool waiting;           /* asleep in wait(): ps shows "wait" */
+	int status;             /* exit status, for the parent's wait() */
+	uint32_t uticks, kticks;        /* clock ticks charged to it */
+	struct file *ofile[NOFILE];
+	char cwd[PATH_MAX];
+};
+
+extern struct proc procs[NPROC];
+
+void proc_init(void);
+struct proc *allocproc(void);
+void freeproc(struct proc *p);
+struct proc *curproc(void);     /* NULL in the scheduler/idle loop */
+bool proc_killed(void);
+void proc_exit(int status) __attribute__((noreturn));
+void scheduler(void) __attribute__((noreturn));
+void yield(void);
+void sleep_on(void *chan);      /* call with interrupts off (splhi) */
+void wakeup(void *chan);        /* safe with interrupts on or off */
+int proc_sleep_ms(uint32_t ms);
+int proc_wait(int pid, uint32_t ustatus, int options);
+int proc_kill(int pid);
+/* spawn from kernel-space arguments: an absolute path, argv, and the
+ * files that become the child's fds 0, 1, 2 (each may be NULL). */
+int proc_spawn(const char *path, int argc, char *const argv[], struct file *const files[3]);
+const char *procstate_name(const struct proc *p);
+int proc_count(void);
+
+/* clock.c */
+extern volatile uint64_t ticks;
+extern volatile bool need_resched;
+void clock_init(uint32_t hz, uint32_t quantum_ms);
+uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
+uint32_t clock_hz_mhz(void);
+uint64_t clock_ms_to_ticks(uint32_t ms);
+extern volatile uint32_t lost_ticks;
+
+#endif

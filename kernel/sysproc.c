@@ -1,0 +1,148 @@
+/* Process system calls: spawn, exit, wait, kill, sleep, sbrk, and the small
+ * ones. User pointers are checked here, where they are used. */
+#include "abi/errno.h"
+#include "abi/memlayout.h"
+#include "abi/qemu_exit.h"
+#include "abi/syscall.h"
+#include "file.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "proc.h"
+#include "syscall.h"
+#include "uaccess.h"
+
+int sys_exit(SYSARGS)
+{
+	UNUSED_ARGS();
+	proc_exit((int)a0);
+}
+
+/* spawn(path, argv, fdmap): the strings are copied into one kernel page
+ * before anything else happens. */
+int sys_spawn(SYSARGS)
+{
+	struct proc *me = curproc();
+	char path[PATH_MAX], abs[PATH_MAX];
+	char *argv[SPAWN_MAXARGS + 1];
+	struct file *files[3] = { NULL, NULL, NULL };
+	char *strs;
+	uint32_t used = 0;
+	int argc = 0, r;
+	UNUSED_ARGS();
+
+	if ((r = copyinstr(path, a0, sizeof path)) < 0)
+		return r;
+	if ((r = vfs_abspath(me->cwd, path, abs)) < 0)
+		return r;
+	if (a2) {
+		int fdmap[3];
+		if ((r = copyin(fdmap, a2, sizeof fdmap)) < 0)
+			return r;
+		for (int i = 0; i < 3; i++) {
+			if (fdmap[i] == -1)
+				continue;
+			if (fdmap[i] < 0 || fdmap[i] >= NOFILE || !me->ofile[fdmap[i]])
+				return -EBADF;
+			files[i] = me->ofile[fdmap[i]];
+		}
+	} else {
+		for (int i = 0; i < 3; i++)
+			files[i] = me->ofile[i];
+	}
+	if (!(strs = kalloc()))
+		return -ENOMEM;
+	for (;; argc++) {
+		uint32_t uarg;
+		if ((r = copyin(&uarg, a1 + 4 * argc, 4)) < 0)
+			goto out;
+		if (!uarg)
+			break;
+		if (argc == SPAWN_MAXARGS) {
+			r = -E2BIG;
+			goto out;
+		}
+		if ((r = copyinstr(strs + used, uarg, SPAWN_ARGMAX - used)) < 0) {
+			if (r == -ENAMETOOLONG)
+				r = -E2BIG;
+			goto out;
+		}
+		argv[argc] = strs + used;
+		used += r + 1;
+	}
+	argv[argc] = NULL;
+	r = proc_spawn(abs, argc, argv, files);
+out:
+	kfree(strs);
+	return r;
+}
+
+int sys_wait(SYSARGS)
+{
+	UNUSED_ARGS();
+	/* check the status pointer first, so a bad one loses no child */
+	if (a1 && !uvalid(a1, sizeof(int)))
+		return -EFAULT;
+	return proc_wait((int)a0, a1, (int)a2);
+}
+
+int sys_getpid(SYSARGS)
+{
+	UNUSED_ARGS();
+	return curproc()->pid;
+}
+
+int sys_sleep(SYSARGS)
+{
+	UNUSED_ARGS();
+	return proc_sleep_ms(a0);
+}
+
+int sys_kill(SYSARGS)
+{
+	UNUSED_ARGS();
+	return proc_kill((int)a0);
+}
+
+int sys_uptime(SYSARGS)
+{
+	UNUSED_ARGS();
+	return (int)ticks;
+}
+
+/* sbrk(incr): grows by mapping zeroed pages, shrinks by unmapping them;
+ * returns the old break. A growth that runs out of memory is undone. */
+int sys_sbrk(SYSARGS)
+{
+	struct proc *p = curproc();
+	uint32_t old = p->brk, new = old + (int32_t)a0;
+	UNUSED_ARGS();
+
+	if ((int32_t)a0 > 0) {
+		if (new < old || new > p->heap_start + USER_HEAP_MAX)
+			return -ENOMEM;
+		for (uint32_t pg = ROUNDUP(old, PGSIZE); pg < new; pg += PGSIZE) {
+			void *page = kalloc();
+			if (!page || !arch_map_user(p->pgdir, pg, (uint32_t)page)) {
+				if (page)
+					kfree(page);
+				for (uint32_t q = ROUNDUP(old, PGSIZE); q < pg; q += PGSIZE)
+					arch_unmap_user(p->pgdir, q);
+				return -ENOMEM;
+			}
+		}
+	} else if ((int32_t)a0 < 0) {
+		if (new > old || new < p->heap_start)
+			return -EINVAL;
+		for (uint32_t pg = ROUNDUP(new, PGSIZE); pg < ROUNDUP(old, PGSIZE); pg += PGSIZE)
+			arch_unmap_user(p->pgdir, pg);
+	}
+	p->brk = new;
+	return (int)old;
+}
+
+int sys_halt(SYSARGS)
+{
+	UNUSED_ARGS();
+	kprintf("halt: powering off (status %u)\n", a0 ? KEXIT_FAIL : KEXIT_OK);
+	arch_poweroff(a0 ? KEXIT_FAIL : KEXIT_OK);
+}

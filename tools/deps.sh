@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Checks for the tools the build needs and installs the missing Debian
+# packages when run as root; otherwise prints the exact apt-get line.
+# Never installs gcc-multilib: it removes gcc-i686-linux-gnu.
+set -u
+
+# tool-or-file  package
+need=(
+	"i686-linux-gnu-gcc       gcc-i686-linux-gnu"
+	"i686-linux-gnu-ld        binutils-i686-linux-gnu"
+	"nasm                     nasm"
+	"qemu-system-i386         qemu-system-x86"
+	"grub-mkrescue            grub-common"
+	"/usr/lib/grub/i386-pc    grub-pc-bin"
+	"xorriso                  xorriso"
+	"mformat                  mtools"
+	"gcc                      gcc"
+	"make                     make"
+	"python3                  python3"
+	"pkg-config               pkg-config"
+	"/usr/include/libelf.h    libelf-dev"
+	"/usr/include/elfutils/libdw.h libdw-dev"
+	"/usr/include/cmocka.h    libcmocka-dev"
+	"/usr/include/capstone/capstone.h libcapstone-dev"
+	"gprof                    binutils"
+	"readprofile              util-linux"
+	"addr2line                binutils"
+	"cksum                    coreutils"
+)
+
+missing=()
+for row in "${need[@]}"; do
+	set -- $row
+	what=$1 pkg=$2
+	case $what in
+	/*) [ -e "$what" ] && continue ;;
+	*)  command -v "$what" >/dev/null 2>&1 && continue ;;
+	esac
+	case " ${missing[*]-} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+line="apt-get install -y ${missing[*]}"
+if [ "$(id -u)" = 0 ]; then
+	echo "deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "deps: apt-get failed; run: $line" >&2; exit 1; }
+	exit 0
+fi
+echo "deps: missing tools. Run as root:" >&2
+echo "  $line" >&2
+exit 1
