@@ -12,6 +12,17 @@ HOSTCC   = gcc
 PYTHON   = python3
 QEMU     = qemu-system-i386
 
+# A missing tool runs the dependency script (which installs it as root, or
+# prints the apt-get line) before the rest of this file is even read, so the
+# $(shell ...) probes below see the installed tools.
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell tools/deps.sh >&2; echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error missing tools: run the apt-get line above)
+endif
+endif
+DEPS_OK :=
+
 # Two phases: what a user may override, then what the target needs.
 CFLAGS  ?= -O2 -g
 XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie \
@@ -19,11 +30,6 @@ XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie
 	-Wall -Wextra -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 
-# A missing tool runs the dependency script before anything is built.
-DEPS_OK := $(BUILD)/.deps-ok
-$(DEPS_OK): tools/deps.sh
-	@tools/deps.sh
-	@mkdir -p $(@D) && touch $@
 
 .PHONY: all run demo test bench clean help
 all: $(BUILD)/kernel.elf $(BUILD)/os.iso kprof-all

@@ -33,6 +33,7 @@ uint32_t arch_pit_divisor(uint32_t hz);
 
 /* 16550 UARTs: port 0 is COM1 (the console), port 1 is COM2 (raw export) */
 void arch_uart_init(void);
+void arch_uart_enable_rx(void);     /* after arch_init() */
 void arch_uart_putc(int port, char c);
 
 /* QEMU fw_cfg: copies the named file into buf (NUL-terminated); returns

@@ -116,6 +116,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	cmdline_parse(cmdline, &cfg, true);
 
 	arch_init();
+	arch_uart_enable_rx();
 
 	reserved[nres++] = (struct memrange){ 0, 0x100000 };
 	reserved[nres++] = (struct memrange){ 0x100000, (uint32_t)_kernel_end };

@@ -8,9 +8,10 @@ static const uint16_t base[2] = { 0x3F8, 0x2F8 };
 static bool present[2];
 
 void console_rx(char c);   /* console.c */
+void uart_intr(void);
 void pic_enable(int irq);
 
-static void setup(int i, bool rxint)
+static void setup(int i)
 {
 	uint16_t b = base[i];
 
@@ -22,16 +23,23 @@ static void setup(int i, bool rxint)
 	outb(b + 2, 0xC7);          /* FIFO on, cleared, 14-byte threshold */
 	outb(b + 4, 0x0B);          /* DTR, RTS, OUT2 (routes the IRQ) */
 	present[i] = inb(b + 5) != 0xFF;
-	if (present[i] && rxint)
-		outb(b + 1, 0x01);  /* receive-data interrupt */
 }
 
 void arch_uart_init(void)
 {
-	setup(0, true);
-	setup(1, false);
-	if (present[0])
-		pic_enable(4);
+	setup(0);
+	setup(1);
+}
+
+/* Called once the PIC is set up: turn on receive interrupts, and take
+ * whatever arrived before them. */
+void arch_uart_enable_rx(void)
+{
+	if (!present[0])
+		return;
+	outb(base[0] + 1, 0x01);    /* receive-data interrupt */
+	pic_enable(4);
+	uart_intr();
 }
 
 void arch_uart_putc(int port, char c)
