@@ -1,0 +1,50 @@
+/* System calls and errno for user programs: the unistd.h of kprof-os.
+ * Each call returns -1 and sets errno on failure (sbrk: (void *)-1). */
+#ifndef ULIB_H
+#define ULIB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "abi/syscall.h"
+#include "abi/errno.h"
+#include "abi/fcntl.h"
+#include "abi/memlayout.h"
+
+extern int errno;
+const char *strerror(int err);
+
+/* The raw trap: returns what the kernel put in %eax (-errno on failure)
+ * and leaves errno alone. usertests uses it to pass arbitrary values. */
+int usyscall(uint32_t num, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t a4, uint32_t a5);
+
+void exit(int status) __attribute__((noreturn));
+int spawn(const char *path, char *const argv[], const int fdmap[3]);
+int wait(int pid, int *status, int options);
+int getpid(void);
+int sleep(unsigned ms);
+void *sbrk(int incr);
+int kill(int pid);
+int open(const char *path, int flags);
+int read(int fd, void *buf, unsigned n);
+int write(int fd, const void *buf, unsigned n);
+int close(int fd);
+int lseek(int fd, int off, int whence);
+int fstat(int fd, struct stat *st);
+int stat(const char *path, struct stat *st);
+int dup2(int oldfd, int newfd);
+int chdir(const char *path);
+int getcwd(char *buf, unsigned n);
+int mkdir(const char *path);
+int unlink(const char *path);
+void halt(int code) __attribute__((noreturn));
+unsigned uptime(void);
+int kwork(int mode, unsigned n);
+
+/* Helpers built on the calls above. */
+int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */
+unsigned sysstat_get(const char *key, unsigned dflt);  /* one number from /dev/sysstat */
+unsigned sysstat_hz_milli(void);                       /* hz * 1000, e.g. 1000151 */
+unsigned ms_to_ticks(unsigned ms);                     /* at the achieved PIT rate */
+int sysstat_proc(int pid, unsigned *uticks, unsigned *kticks);  /* a proc line; -1 if none */
+
+#endif

@@ -1,0 +1,11 @@
+/* What sh.c shares with its builtins (shbuiltin.c, shexport.c). */
+#ifndef SH_H
+#define SH_H
+
+/* Runs argv[0] if it is a builtin, writing its output to fd out.
+ * Returns its status, or -1 if argv[0] is not a builtin. */
+int builtin(int argc, char **argv, int out);
+
+int export(int argc, char **argv, int out);
+
+#endif

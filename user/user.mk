@@ -1,0 +1,54 @@
+# User programs and their libc, included by the top-level Makefile.
+# Adding a program: write user/NAME.c and add NAME to USER_PROGS below.
+# A program made of several files also gets one line like the usertests one.
+
+USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
+	hog usertests
+
+USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
+	sysstat.c
+
+USER_BINS := $(USER_PROGS:%=$(BUILD)/user/bin/%)
+USER_LIBOBJS := $(patsubst %,$(BUILD)/user/lib/%.o,$(basename $(USER_LIB)))
+USER_LIBC := $(BUILD)/user/libc.a
+# crt0 is linked first, by name: an archive member nobody calls might be left out.
+USER_CRT0 := $(BUILD)/user/lib/crt0.o
+
+# Extra objects for programs of more than one file.
+$(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o
+$(BUILD)/user/bin/usertests: $(BUILD)/user/usertests_mem.o $(BUILD)/user/usertests_fs.o \
+	$(BUILD)/user/usertests_proc.o
+
+# Our own headers only: -nostdinc keeps the host's libc headers out, while
+# gcc's freestanding <stdint.h>, <stdarg.h>, <stddef.h> stay available.
+UCFLAGS := $(XCFLAGS) -nostdinc -isystem $(shell $(CC) -print-file-name=include) -Iuser/include
+
+# The link address comes from memlayout.h ("0x40000000u" -> "0x40000000").
+USER_BASE_ADDR := $(shell echo USER_BASE | \
+	$(CC) -E -P -Iinclude -include abi/memlayout.h - | tr -d 'u \n')
+
+# gcc's own ar wrapper sits beside the compiler, so no extra variable is needed.
+USER_AR := $(CC)-ar
+
+$(BUILD)/user/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UCFLAGS) -c -o $@ $<
+
+$(BUILD)/user/lib/%.o: user/lib/%.S
+	@mkdir -p $(@D)
+	$(CC) $(UCFLAGS) -c -o $@ $<
+
+$(USER_LIBC): $(USER_LIBOBJS)
+	rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld
+	@mkdir -p $(@D)
+	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
+		--defsym=USER_BASE=$(USER_BASE_ADDR) \
+		-o $@ $(USER_CRT0) $(filter-out $(USER_CRT0),$(filter %.o,$^)) $(USER_LIBC) $(LIBGCC)
+
+# The objects are intermediate only by make's rules; keep them for debugging.
+.SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o)
+
+-include $(wildcard $(BUILD)/user/*.d $(BUILD)/user/lib/*.d)
