@@ -18,7 +18,6 @@ void arch_init(void);
 uint32_t splhi(void);
 void splx(uint32_t s);
 extern volatile uint32_t splpc;
-bool arch_splx_landing(uint32_t pc);   /* is pc where a held tick lands? */
 void arch_enable_interrupts(void);
 bool arch_interrupts_enabled(void);
 void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
@@ -39,6 +38,17 @@ void arch_uart_putc(int port, char c);
 /* QEMU fw_cfg: copies the named file into buf (NUL-terminated); returns
  * its length, or -1 if there is no fw_cfg or no such file. */
 int arch_fwcfg_read(const char *name, char *buf, int size);
+
+/* *c += 1 unless it is already 0xFFFFFFFF; then *lost += 1 instead.
+ * Three instructions: the add's carry is taken back by sbb, and the same
+ * borrow is what adc adds to *lost. */
+static inline void arch_inc_sat(uint32_t *c, uint32_t *lost)
+{
+	__asm__("addl $1, %0\n\tsbbl $0, %0\n\tadcl $0, %1" : "+m"(*c), "+m"(*lost) : : "cc");
+}
+
+/* where a clock tick held back by splhi() lands, right after splx's sti */
+extern char splx_landing[];
 
 /* the frame of the interrupted context */
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }

@@ -39,29 +39,22 @@ static struct {
 /* The sample, at interrupt time: count the tick, and if the PC was in the
  * kernel, its bin. A tick held back by a cli is charged to the PC that
  * turned interrupts off (splpc). Counters saturate at KPDATA_MAX. */
+__attribute__((regparm(2), optimize("omit-frame-pointer")))
 static void kprof_sample(struct trapframe *tf, struct proc *p)
 {
 	uint32_t *b = kp.buf, pc, i;
 	(void)p;
 
-	if (b[KPDATA_TOTAL] == KPDATA_MAX)
-		kp.saturated++;
-	else
-		b[KPDATA_TOTAL]++;
+	arch_inc_sat(&b[KPDATA_TOTAL], &kp.saturated);
 	if (arch_frame_user(tf))
 		return;
-	if (b[KPDATA_KERNEL] != KPDATA_MAX)
-		b[KPDATA_KERNEL]++;
+	arch_inc_sat(&b[KPDATA_KERNEL], &kp.saturated);
 	pc = arch_frame_pc(tf);
-	if (arch_splx_landing(pc))
+	if (pc == (uint32_t)splx_landing)
 		pc = splpc;
 	i = (pc - kp.text_start) >> kp.res;
-	if (i < kp.nbins) {
-		if (kp.bins[i] == KPDATA_MAX)
-			kp.saturated++;
-		else
-			kp.bins[i]++;
-	}
+	if (i < kp.nbins)
+		arch_inc_sat(&kp.bins[i], &kp.saturated);
 }
 
 static uint32_t nbins_for(uint32_t res)

@@ -3,4 +3,4 @@
  * clock one load and one branch. */
 #include "prof/prof.h"
 
-void (*volatile prof_tick)(struct trapframe *tf, struct proc *p);
+volatile prof_tick_fn prof_tick;

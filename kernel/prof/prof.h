@@ -7,6 +7,8 @@
 #include "arch.h"
 
 struct proc;
-extern void (*volatile prof_tick)(struct trapframe *tf, struct proc *p);
+/* regparm(2): tf and p come in registers, which keeps the call short */
+typedef void (*prof_tick_fn)(struct trapframe *tf, struct proc *p) __attribute__((regparm(2)));
+extern volatile prof_tick_fn prof_tick;
 
 #endif

@@ -111,9 +111,3 @@ bool arch_interrupts_enabled(void)
 {
 	return read_eflags() & FL_IF;
 }
-
-bool arch_splx_landing(uint32_t pc)
-{
-	extern char splx_landing[];
-	return pc == (uint32_t)splx_landing;
-}
