@@ -25,7 +25,9 @@ int main(int argc, char **argv)
 	close(fd);
 	text[n] = 0;
 
-	printf("%-5s %-5s %-6s %8s %8s %s\n", "PID", "PPID", "STATE", "UTICKS", "KTICKS", "NAME");
+	/* The header is one plain line that scripts can match; the columns
+	 * take the header words' widths, and a wider value just pushes on. */
+	printf("PID PPID STATE UTICKS KTICKS NAME\n");
 	for (p = text; *p; p = next) {
 		/* proc PID PPID STATE UTICKS KTICKS NAME */
 		char *f[7];
@@ -51,7 +53,7 @@ int main(int argc, char **argv)
 				*p++ = 0;
 		}
 		if (nf == 7 && strcmp(f[0], "proc") == 0)
-			printf("%-5s %-5s %-6s %8s %8s %s\n", f[1], f[2], f[3], f[4], f[5], f[6]);
+			printf("%3s %4s %-5s %6s %6s %s\n", f[1], f[2], f[3], f[4], f[5], f[6]);
 	}
 	return 0;
 }

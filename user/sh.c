@@ -8,7 +8,7 @@
 
 #define MAXLINE   1024
 #define MAXCMDS   16
-#define MAXARGS   (SPAWN_MAXARGS - 1)   /* words per command, leaving room for NULL */
+#define MAXARGS   SPAWN_MAXARGS         /* words per command (argc) */
 
 struct cmd {
 	char *argv[MAXARGS + 1];
@@ -189,12 +189,13 @@ static void runcmd(struct cmd *c)
 	if (builtin(c->argc, c->argv, out >= 0 ? out : 1) >= 0)
 		goto done;
 
-	if (strchr(name, '/'))
-		snprintf(path, sizeof(path), "%s", name);
-	else if (snprintf(path, sizeof(path), "/bin/%s", name) >= (int)sizeof(path))
-		path[0] = 0;    /* too long for any file name: not found */
-	pid = path[0] ? spawn(path, c->argv, fdmap) : (errno = ENOENT, -1);
-	if (pid < 0) {
+	/* A name too long to be a path cannot be found either. */
+	if (snprintf(path, sizeof(path), "%s%s", strchr(name, '/') ? "" : "/bin/", name) >=
+	    (int)sizeof(path)) {
+		fprintf(2, "sh: %s: not found\n", name);
+		goto done;
+	}
+	if ((pid = spawn(path, c->argv, fdmap)) < 0) {
 		if (errno == ENOENT)
 			fprintf(2, "sh: %s: not found\n", name);
 		else

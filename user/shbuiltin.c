@@ -37,6 +37,11 @@ static int exit_(int argc, char **argv, int out)
 		fprintf(2, "usage: exit [STATUS]\n");
 		return 1;
 	}
+	/* The first shell ending would take the machine down uncleanly. */
+	if (getpid() == 1) {
+		fprintf(2, "sh: exit: this is the first shell; use halt\n");
+		return 1;
+	}
 	exit(status);
 }
 
@@ -50,7 +55,7 @@ static const struct {
 	{ "cd", cd, "cd [DIR]            change directory (default /)" },
 	{ "export", export, "export FILE...      send the files to /dev/eia1 as one ustar archive" },
 	{ "halt", halt_, "halt                power off" },
-	{ "exit", exit_, "exit [STATUS]       leave this shell" },
+	{ "exit", exit_, "exit [STATUS]       leave this shell (not the first one)" },
 	{ "help", help, "help                this list" },
 };
 
