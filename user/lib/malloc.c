@@ -49,10 +49,14 @@ static struct hdr *release(struct hdr *b)
  * the page boundary after its start. */
 static void trim(struct hdr *b)
 {
-	char *brk = sbrk(0);
+	char *brk;
 	struct hdr *prev;
 	uintptr_t keep;
 
+	/* Most frees are small: skip the system call when nothing could go. */
+	if (b->units * UNIT < TRIM_MIN)
+		return;
+	brk = sbrk(0);
 	if (brk == (char *)-1 || (uintptr_t)brk % PGSIZE != 0 ||
 	    (char *)(b + b->units) != brk)
 		return;
