@@ -1,11 +1,13 @@
 /* tickcost: a fixed CPU-bound workload for the benchmarks. It runs N rounds
- * of a user-mode loop and prints the TSC cycles and clock ticks that took.
+ * of a user-mode loop (with -k: of the kernel's kwork_loop) and prints the TSC cycles and clock ticks that took.
  * Under QEMU's -icount shift=0 a TSC cycle is one guest instruction, so
  * the difference between two runs, divided by the ticks, is the cost of a
- * tick in instructions. */
+ * tick in instructions. lost is how many ticks the kernel saw go missing
+ * (from /dev/sysstat's lost_ticks) meanwhile. */
 #include "ulib.h"
 #include "stdio.h"
 #include "stdlib.h"
+#include "string.h"
 
 static inline unsigned long long rdtsc(void)
 {
@@ -25,19 +27,26 @@ __attribute__((noinline)) static unsigned work(unsigned n)
 
 int main(int argc, char **argv)
 {
-	unsigned n, t0, t1;
+	unsigned n, t0, t1, lost0, lost1;
 	unsigned long long c0, c1;
+	int kernel = argc == 3 && strcmp(argv[1], "-k") == 0;
 
-	if (argc != 2 || parse_uint(argv[1], &n) < 0) {
-		fprintf(2, "usage: tickcost ROUNDS\n");
+	if (argc != 2 + kernel || parse_uint(argv[1 + kernel], &n) < 0) {
+		fprintf(2, "usage: tickcost [-k] ROUNDS\n");
 		return 1;
 	}
+	lost0 = sysstat_get("lost_ticks", 0);
 	t0 = uptime();
 	c0 = rdtsc();
-	for (unsigned i = 0; i < n; i++)
-		work(1000);
+	for (unsigned i = 0; i < n; i++) {
+		if (kernel)
+			kwork(KWORK_LOOP, 1000);
+		else
+			work(1000);
+	}
 	c1 = rdtsc();
 	t1 = uptime();
-	printf("tickcost: rounds %u cycles %llu ticks %u\n", n, c1 - c0, t1 - t0);
+	lost1 = sysstat_get("lost_ticks", 0);
+	printf("tickcost: rounds %u cycles %llu ticks %u lost %u\n", n, c1 - c0, t1 - t0, lost1 - lost0);
 	return 0;
 }
