@@ -17,6 +17,7 @@ static uint32_t nlines;         /* '\n's in input */
 static char line[LINEMAX];      /* the line being typed */
 static uint32_t linelen;
 static bool last_cr;
+static uint32_t neof;           /* ^D typed on an empty line, not yet read */
 
 void console_init(void)
 {
@@ -54,6 +55,14 @@ void console_rx(char c)
 		}
 		return;
 	}
+	if (c == 0x04) {                /* ^D on an empty line: end of input */
+		if (linelen == 0) {
+			neof++;
+			echo("^D\n");
+			wakeup(&input);
+		}
+		return;
+	}
 	if (c == 0x15) {                /* ^U: erase the line */
 		while (linelen > 0) {
 			linelen--;
@@ -81,12 +90,15 @@ void console_rx(char c)
 			line[linelen++] = c;
 			char s[2] = { c, 0 };
 			echo(s);
+		} else {
+			echo("\a");    /* the line is full: ring the bell, drop it */
 		}
 	}
 }
 
 /* Reads at most n bytes of the next line (up to and including its '\n'),
- * sleeping until a whole line is there. Returns -EINTR if killed. */
+ * sleeping until a whole line is there. Returns 0 for a ^D typed on an
+ * empty line (end of input), -EINTR if killed. */
 int console_read(char *buf, uint32_t n)
 {
 	uint32_t s = splhi();
@@ -94,6 +106,11 @@ int console_read(char *buf, uint32_t n)
 	uint8_t c;
 
 	while (nlines == 0) {
+		if (neof) {
+			neof--;
+			splx(s);
+			return 0;
+		}
 		if (proc_killed()) {
 			splx(s);
 			return -EINTR;
