@@ -1,0 +1,81 @@
+# tools/kprof/kprof.mk: the host profiler build/kprof, its ASan+UBSan twin
+# build/kprof-asan, the cmocka unit tests build/kprof-unit and the fixture
+# ELFs they read. Included by the top-level Makefile, which sets BUILD,
+# HOSTCC and CC (the i686 cross compiler).
+#
+#   kprof-all    build/kprof
+#   kprof-unit   build/kprof-unit, build/kprof-asan and the fixtures (builds only;
+#                the test runner executes build/kprof-unit)
+#   kprof-bench  time build/kprof against addr2line on a 1 MiB-text ELF
+
+KPROF_SRC  := tools/kprof
+KPROF_OBJ  := $(BUILD)/tools/kprof
+KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export
+KPROF_TESTS := test_main test_util test_parse test_cli test_export
+
+KPROF_PKGS   := libelf libdw capstone
+KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
+KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone)
+KPROF_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -MD -MP -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
+KPROF_SAN    := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE))
+KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE))
+KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
+KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
+KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64)
+
+.PHONY: kprof-all kprof-unit kprof-bench
+kprof-all: $(BUILD)/kprof
+kprof-unit: $(BUILD)/kprof-unit $(BUILD)/kprof-asan $(KPROF_FIXTURES)
+
+# Run the tools/deps.sh check first when the top-level Makefile has one.
+KPROF_ORDER := $(DEPS_OK)
+
+$(KPROF_OBJS): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
+
+$(KPROF_ASAN_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
+
+# the tests read tests/fixture.c for its line markers
+$(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -DKPROF_SRCDIR='"$(abspath $(KPROF_SRC))"' -c $< -o $@
+
+$(BUILD)/kprof: $(KPROF_OBJS)
+	$(HOSTCC) -o $@ $^ $(KPROF_LIBS)
+
+$(BUILD)/kprof-asan: $(KPROF_ASAN_OBJS)
+	$(HOSTCC) $(KPROF_SAN) -o $@ $^ $(KPROF_LIBS)
+
+$(BUILD)/kprof-unit: $(KPROF_TEST_OBJS) $(KPROF_ASAN_CORE)
+	$(HOSTCC) $(KPROF_SAN) -o $@ $^ -lcmocka $(KPROF_LIBS)
+
+# The fixture kernel: known functions at known lines, text at 1 MiB + 4 KiB.
+KPROF_FIXFLAGS := -g -O0 -ffreestanding -nostdlib -static -fno-pic -no-pie \
+	-fno-asynchronous-unwind-tables -Wl,-e,_start -Wl,-Ttext-segment=0x100000
+
+$(KPROF_OBJ)/fixture.elf: $(KPROF_SRC)/tests/fixture.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+
+$(KPROF_OBJ)/fixture-stripped.elf: $(KPROF_SRC)/tests/fixture.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -s -o $@ $<
+
+$(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id=none -o $@ $<
+
+# a 64-bit ELF, which kprof must refuse
+$(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+
+kprof-bench: $(BUILD)/kprof
+	@sh $(KPROF_SRC)/bench.sh $(BUILD) $(CC)
+
+-include $(KPROF_OBJS:.o=.d) $(KPROF_ASAN_OBJS:.o=.d) $(KPROF_TEST_OBJS:.o=.d)
