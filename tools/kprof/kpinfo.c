@@ -92,14 +92,21 @@ static int parse_pair(struct kpinfo *ki, const char *key, const char *val,
 			goto bad;
 		ki->have |= KI_SATURATED;
 	} else if (strcmp(key, KPINFO_STATE) == 0) {
-		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
+		/* "on" or "off", maybe followed by a note: "off (stop while off: no change)" */
+		size_t n = strcspn(val, " \t");
+		if (!((n == 2 && strncmp(val, "on", 2) == 0) || (n == 3 && strncmp(val, "off", 3) == 0)))
 			goto bad;
-		strcpy(ki->state, val);
+		memcpy(ki->state, val, n);
+		ki->state[n] = '\0';
 		ki->have |= KI_STATE;
 	} else if (strcmp(key, KPINFO_BUILD_ID) == 0) {
-		if (parse_hex_id(val, ki->build_id, sizeof ki->build_id) < 0)
+		/* a kernel without the note says "none": then there is nothing to match */
+		if (val[0] == '\0' || strcmp(val, "none") == 0)
+			ki->have &= ~(unsigned)KI_BUILD_ID;
+		else if (parse_hex_id(val, ki->build_id, sizeof ki->build_id) < 0)
 			goto bad;
-		ki->have |= KI_BUILD_ID;
+		else
+			ki->have |= KI_BUILD_ID;
 	}
 	/* KPINFO_LAST and unknown keys: free text, ignored */
 	return 0;

@@ -49,6 +49,13 @@ static void kpinfo_bad_values(void **state)
 	}
 	assert_int_equal(kpinfo_parse(&ki, "res 1\0x", 8, "t"), -1);
 	assert_non_null(strstr(kp_lasterror(), "NUL"));
+	/* what the kernel writes beside the plain values */
+	assert_int_equal(kpinfo_parse(&ki, "state off (stop while off: no change)\nbuild_id none\n",
+				      52, "t"), 0);
+	assert_string_equal(ki.state, "off");
+	assert_false(ki.have & KI_BUILD_ID);
+	assert_int_equal(kpinfo_parse(&ki, "state offish\n", 13, "t"), -1);
+	assert_non_null(strstr(kp_lasterror(), "bad state"));
 }
 
 static void kpdata_words(void **state)
