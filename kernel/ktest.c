@@ -154,6 +154,21 @@ static void t_strings(void)
 	CHECK(strcmp(b, "1123456") == 0);
 }
 
+/* the profiler's saturating counter: stops at 0xFFFFFFFF and counts the
+ * increments it refused */
+static void t_saturate(void)
+{
+	uint32_t c = 0xFFFFFFFEu, lost = 0, zero = 0;
+
+	arch_inc_sat(&c, &lost);
+	CHECK(c == 0xFFFFFFFFu && lost == 0);
+	arch_inc_sat(&c, &lost);
+	arch_inc_sat(&c, &lost);
+	CHECK(c == 0xFFFFFFFFu && lost == 2);
+	arch_inc_sat(&zero, &lost);
+	CHECK(zero == 1 && lost == 2);
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -164,6 +179,7 @@ static const struct {
 	{ t_ring, "ring_buffer" },
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
+	{ t_saturate, "saturating_counter" },
 };
 
 void ktest_run(void)

@@ -109,8 +109,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	multiboot_parse(magic, mbi, &bi);
 	nextra = arch_fwcfg_read("opt/kprof/cmdline", extra, sizeof extra);
-	ksnprintf(cmdline, sizeof cmdline, "%s%s%s", bi.cmdline, nextra > 0 ? " " : "",
-		  nextra > 0 ? extra : "");
+	ksnprintf(cmdline, sizeof cmdline, "%s%s%s", bi.cmdline,
+		  nextra > 0 && bi.cmdline[0] ? " " : "", nextra > 0 ? extra : "");
 	kprintf("cmdline: '%s'\n", cmdline);
 	cmdline_defaults(&cfg);
 	cmdline_parse(cmdline, &cfg, true);
