@@ -11,6 +11,8 @@ int pagebuf_write(struct pagebuf *b, uint32_t off, const void *src, uint32_t n)
 	const uint8_t *s = src;
 	uint32_t done = 0;
 
+	if (n == 0)
+		return 0;
 	if (off > PAGEBUF_MAX || n > PAGEBUF_MAX - off)
 		return -ENOSPC;
 	if (!b->pages && !(b->pages = kalloc()))

@@ -102,7 +102,9 @@ int sys_write(SYSARGS)
 		return -EFAULT;
 	if (!(k = kalloc()))
 		return -ENOMEM;
-	while (done < a2) {
+	/* at least one file_write, even of 0 bytes: to a control file such as
+	 * /dev/kpctl an empty write is a (bad) message, not nothing */
+	do {
 		uint32_t chunk = MIN(a2 - done, 4096u);
 		int r;
 		if (copyin(k, a1 + done, chunk) < 0) {
@@ -110,14 +112,14 @@ int sys_write(SYSARGS)
 			return -EFAULT;
 		}
 		r = file_write(f, k, chunk);
-		if (r <= 0) {
+		if (r < 0 || (r == 0 && chunk)) {
 			kfree(k);
 			return done ? (int)done : r;
 		}
 		done += r;
 		if ((uint32_t)r < chunk)
 			break;
-	}
+	} while (done < a2);
 	kfree(k);
 	return done;
 }

@@ -92,6 +92,7 @@ static void clear(void)
 
 static int start(void)
 {
+	kp.note[0] = 0;
 	if (kp.on) {
 		strlcpy(kp.note, " (start while on: no change)", sizeof kp.note);
 		return 0;
@@ -105,6 +106,7 @@ static int start(void)
 
 static void stop(void)
 {
+	kp.note[0] = 0;
 	if (!kp.on) {
 		strlcpy(kp.note, " (stop while off: no change)", sizeof kp.note);
 		return;
@@ -148,16 +150,14 @@ int kprof_ctl(const char *cmd, uint32_t n)
 			return -EINVAL;
 	}
 
-	kp.note[0] = 0;
 	if (word_is(cmd, wlen, KPCTL_START) && !arg)
 		r = start();
 	else if (word_is(cmd, wlen, KPCTL_STOP) && !arg)
 		stop();
 	else if (word_is(cmd, wlen, KPCTL_STARTCLR) && !arg) {
 		clear();
-		if (kp.on)
-			return 0;
-		r = start();
+		if (!kp.on)
+			r = start();
 	} else if (word_is(cmd, wlen, KPCTL_CLEAR) && !arg)
 		clear();
 	else if (word_is(cmd, wlen, KPCTL_HZ) && arg) {
@@ -177,8 +177,11 @@ int kprof_ctl(const char *cmd, uint32_t n)
 		}
 	} else
 		return -EINVAL;
-	if (r == 0)
+	if (r == 0) {
+		if (!word_is(cmd, wlen, KPCTL_START) && !word_is(cmd, wlen, KPCTL_STOP))
+			kp.note[0] = 0;
 		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)n, cmd);
+	}
 	return r;
 }
 

@@ -1,0 +1,159 @@
+# devkprof end to end: profile the kernel workload in the guest, export the
+# dump, and read it on the host with build/kprof (and util-linux readprofile).
+import os
+import re
+import shutil
+import struct
+import subprocess
+
+from harness import build_path, test
+from qemu import ROOT, VMError
+
+KERNEL = build_path("kernel.elf")
+
+
+def words(path):
+    data = open(path, "rb").read()
+    assert len(data) % 4 == 0 and len(data) >= 8, "kpdata size %d" % len(data)
+    return struct.unpack(">%dI" % (len(data) // 4), data)
+
+
+def kpinfo(path):
+    return dict(l.split(" ", 1) for l in open(path).read().splitlines() if " " in l)
+
+
+def kprof(*args):
+    r = subprocess.run([build_path("kprof")] + list(args), capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    if r.returncode != 0:
+        raise VMError("kprof %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
+    return r.stdout
+
+
+def rows(report):
+    """{symbol: samples} from the rows of a kprof report."""
+    return {sym: int(n) for n, sym in
+            re.findall(r"^\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\S+)$", report, re.M)}
+
+
+def profile(m, workload, hz=None):
+    """Runs workload lines under startclr/stop and exports the dump;
+    returns (kpdata path, kpinfo path) on the host."""
+    if hz:
+        assert m.run("echo hz %d > /dev/kpctl" % hz) == ""
+    assert m.run("echo startclr > /dev/kpctl") == ""
+    for line in workload:
+        m.run(line)
+    assert m.run("echo stop > /dev/kpctl") == ""
+    m.check(m.run("export /dev/kpdata /dev/kpinfo"), [r"^export: 2 files, \d+ bytes$"])
+    dest = os.path.join(m.scratch, "out%d" % len(os.listdir(m.scratch)))
+    m.exports(dest)
+    return os.path.join(dest, "dev", "kpdata"), os.path.join(dest, "dev", "kpinfo")
+
+
+@test("kprof_workload", timeout=120, icount=True)
+def kprof_workload(m):
+    m.wait_prompt()
+    data, info = profile(m, ["kwork loop 2000000 50"])
+    m.halt()
+    w, inf = words(data), kpinfo(info)
+    # the format: header words, one bin per byte of text, the kpinfo keys
+    nbins = int(inf["nbins"])
+    assert len(w) == 2 + nbins, "%d words for %d bins" % (len(w), nbins)
+    assert nbins == int(inf["text_end"], 16) - int(inf["text_start"], 16) and inf["res"] == "0"
+    assert w[0] == int(inf["ticks"]) and w[1] == int(inf["kernel_ticks"]), (w[:2], inf)
+    assert inf["state"] == "off" and inf["saturated"] == "0"
+    # about 100 ms of kernel work at 1 kHz
+    assert w[0] >= 80 and w[0] >= w[1] >= sum(w[2:]), "words 0,1 %s, bins %d" % (w[:2], sum(w[2:]))
+    report = kprof(KERNEL, data)
+    m.text += "\n--- kprof report ---\n" + report
+    r = rows(report)
+    top = max(r, key=r.get)
+    assert top == "kwork_loop", "top function %s: %s" % (top, r)
+    # the workload is built to spend nearly all its kernel time there
+    assert r["kwork_loop"] >= 0.9 * w[1], "kwork_loop %d of %d kernel ticks" % (r["kwork_loop"], w[1])
+    m.check(report, [r"^total\s+%d ticks" % w[0], r"^kernel\s+%d ticks" % w[1]])
+
+    # the same dump for util-linux readprofile: equal counts per function
+    rp = os.path.join(m.scratch, "rp")
+    kprof("--format", "readprofile", "-o", rp, KERNEL, data)
+    exe = shutil.which("readprofile") or "/usr/sbin/readprofile"
+    out = subprocess.run([exe, "-p", os.path.join(rp, "profile"), "-m",
+                          os.path.join(rp, "System.map")], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, "readprofile: %s" % out.stderr
+    theirs = {sym: int(n) for n, sym in re.findall(r"^\s*(\d+) (\S+)", out.stdout, re.M)}
+    for sym, n in r.items():
+        if not sym.startswith("<"):
+            assert theirs.get(sym) == n, "%s: kprof %d, readprofile %s" % (sym, n, theirs.get(sym))
+
+
+@test("kprof_splpc", timeout=120, icount=True)
+def kprof_splpc(m):
+    """Ticks held off by a cli are charged to the function that did the cli."""
+    m.wait_prompt()
+    data, info = profile(m, ["kwork cli 2000000 30"])
+    m.halt()
+    r = rows(kprof(KERNEL, data))
+    top = max(r, key=r.get)
+    assert top == "kwork_cli", "top function %s: %s" % (top, r)
+    assert r["kwork_cli"] >= 0.9 * words(data)[1], r
+    # nothing lands on the instruction after splx's sti
+    assert "splx" not in r and "splx_landing" not in r, r
+
+
+@test("kprof_rate", timeout=180, icount=True)
+def kprof_rate(m):
+    """The same work at 10 kHz gives about ten times the ticks of 1 kHz."""
+    m.wait_prompt()
+    d1, _ = profile(m, ["kwork loop 2000000 30"], hz=1000)
+    d10, i10 = profile(m, ["kwork loop 2000000 30"], hz=10000)
+    m.halt()
+    t1, t10 = words(d1)[0], words(d10)[0]
+    assert 9.0 <= t10 / t1 <= 11.0, "ticks %d at 1 kHz, %d at 10 kHz" % (t1, t10)
+    want = 1193182 / round(1193182 / 10000)     # the PIT divisor is rounded
+    assert abs(float(kpinfo(i10)["hz"]) - want) < 0.001, (kpinfo(i10)["hz"], want)
+    assert rows(kprof(KERNEL, d10)).get("kwork_loop", 0) >= 0.9 * words(d10)[1]
+
+
+@test("kprof_res", timeout=120, cmdline="kprof.res=4", icount=True)
+def kprof_res(m):
+    """kprof.res= sets the bin size; res N changes it while stopped."""
+    m.wait_prompt()
+    data, info = profile(m, ["kwork loop 2000000 20"])
+    inf = kpinfo(info)
+    assert inf["res"] == "4", inf
+    span = int(inf["text_end"], 16) - int(inf["text_start"], 16)
+    assert int(inf["nbins"]) == (span + 15) // 16 == len(words(data)) - 2, inf
+    assert max(rows(kprof(KERNEL, data)).items(), key=lambda kv: kv[1])[0] == "kwork_loop"
+    assert m.run("echo res 2 > /dev/kpctl") == ""
+    m.check(m.run("cat /dev/kpinfo"), [r"^res 2$", r"^nbins %d$" % ((span + 3) // 4)])
+    m.halt()
+
+
+@test("kprof_kpctl_errors", timeout=120, icount=True)
+def kprof_kpctl_errors(m):
+    """Bad kpctl writes fail with EINVAL and leave the counts alone."""
+    m.wait_prompt()
+    assert m.run("echo startclr > /dev/kpctl") == ""
+    m.run("kwork loop 2000000 10")
+    m.check(m.run("echo start > /dev/kpctl; cat /dev/kpinfo"),
+            [r"^state on \(start while on: no change\)$"])
+    m.check(m.run("put /dev/kpctl 'res 3'"), [r"^put: write: Invalid argument$"])   # res while on
+    assert m.run("echo stop > /dev/kpctl") == ""
+    m.check(m.run("echo stop > /dev/kpctl; cat /dev/kpinfo"),
+            [r"^state off \(stop while off: no change\)$"])
+    before = m.run("cat /dev/kpinfo; cksum /dev/kpdata")
+    for bad in ["", "\\n", "bogus", "Start", "start now", "starts", "hz", "hz abc", "hz 18",
+                "hz 596592", "hz 99999999999", "res 9", "res -1", "res", " stop", "stop  ",
+                "x" * 70, "clear 1"]:
+        out = m.run("put /dev/kpctl '%s'" % bad)
+        assert out == "put: write: Invalid argument\nsh: put: exit status 1\n", \
+            "kpctl %r: %r" % (bad, out)
+    after = m.run("cat /dev/kpinfo; cksum /dev/kpdata")
+    assert after == before, "counts changed:\n%s\n%s" % (before, after)
+    m.check(before, [r"^ticks [1-9]\d*$"])
+    # good ones still work, with or without the newline
+    m.check(m.run("put /dev/kpctl 'res 1'"), [r"^put: wrote 5 bytes$"])
+    m.check(m.run("put /dev/kpctl clear; cat /dev/kpinfo"), [r"^ticks 0$", r"^res 1$"])
+    m.halt()
