@@ -52,7 +52,7 @@ extern char splx_landing[];
 
 /* the frame of the interrupted context */
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
-static inline bool arch_frame_user(const struct trapframe *tf) { return (tf->cs & 3) == 3; }
+static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 
 /* paging (kernel/arch/i386/mmu.c) */
 void arch_paging_init(uint32_t ram_top);

@@ -45,6 +45,26 @@ uint64_t clock_ms_to_ticks(uint32_t ms)
 	return ((uint64_t)ms * hz_mhz + 999999) / 1000000;
 }
 
+/* the earliest wake_tick of a sleeping process: the clock scans the
+ * process table only when it has come, not on every tick */
+volatile uint64_t next_wake = ~0ull;
+
+static void wake_sleepers(void)
+{
+	next_wake = ~0ull;
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *q = &procs[i];
+		if (q->state != P_SLEEP || !q->wake_tick)
+			continue;
+		if (q->wake_tick <= ticks) {
+			q->wake_tick = 0;
+			q->state = P_READY;
+		} else if (q->wake_tick < next_wake) {
+			next_wake = q->wake_tick;
+		}
+	}
+}
+
 void clock_intr(struct trapframe *tf)
 {
 	struct proc *p = curproc();
@@ -63,10 +83,12 @@ void clock_intr(struct trapframe *tf)
 	}
 	last_tsc = now;
 
-	if (prof_tick) {
-		do
-			prof_tick(tf, p);
-		while (missed-- > 0 && prof_tick);
+	prof_tick_fn fn = prof_tick;
+	if (fn) {
+		fn(tf, p);
+		if (__builtin_expect(missed != 0, 0))
+			while (missed--)
+				fn(tf, p);
 	}
 
 	if (p) {
@@ -77,11 +99,8 @@ void clock_intr(struct trapframe *tf)
 		if (++slice_used >= quantum_ticks)
 			need_resched = true;
 	}
-	for (int i = 0; i < NPROC; i++)
-		if (procs[i].state == P_SLEEP && procs[i].wake_tick && procs[i].wake_tick <= ticks) {
-			procs[i].wake_tick = 0;
-			procs[i].state = P_READY;
-		}
+	if (ticks >= next_wake)
+		wake_sleepers();
 	if (p && arch_frame_user(tf) && need_resched)
 		yield();
 }

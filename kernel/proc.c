@@ -189,6 +189,8 @@ int proc_sleep_ms(uint32_t ms)
 	struct proc *p = current;
 
 	p->wake_tick = ticks + MAX(1, clock_ms_to_ticks(ms));
+	if (p->wake_tick < next_wake)
+		next_wake = p->wake_tick;
 	while (p->wake_tick && !p->killed) {
 		p->state = P_SLEEP;
 		p->chan = NULL;

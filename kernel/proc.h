@@ -56,6 +56,7 @@ int proc_count(void);
 /* clock.c */
 extern volatile uint64_t ticks;
 extern volatile bool need_resched;
+extern volatile uint64_t next_wake;    /* earliest sleep(ms) deadline */
 void clock_init(uint32_t hz, uint32_t quantum_ms);
 uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
 uint32_t clock_hz_mhz(void);

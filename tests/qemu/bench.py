@@ -65,8 +65,8 @@ def main():
         (coff, toff, _), (con, ton, lost) = res[hz]
         marginal = (con - coff) / ton
         if hz == 10000:
-            rows.append(("devkprof: marginal instructions per sample", "%.1f" % marginal,
-                         "goal <= 12; (cycles on - off) / samples, user-mode workload"))
+            rows.insert(1, ("devkprof: marginal instructions per sample", "%.1f" % marginal,
+                            "goal <= 12; (cycles on - off) / samples, user-mode workload"))
         rows.append(("devkprof overhead at %d Hz" % hz, "%.2f %%" % (100.0 * (con - coff) / coff),
                      "%d samples in %d cycles" % (ton, con)))
         rows.append(("lost ticks at %d Hz, devkprof on" % hz, "%d" % lost,
