@@ -14,7 +14,7 @@ $(BUILD)/kernel/%.o: kernel/%.c | $(DEPS_OK)
 
 $(BUILD)/%.asm.o: %.asm | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(NASM) -f elf32 -g -F dwarf -MD $(@:.o=.d) -MP $< -o $@
+	$(NASM) -f elf32 -g -F dwarf -MD $(@:.o=.d) -MP $(abspath $<) -o $@
 
 $(BUILD)/kernel.elf: $(KERNEL_OBJ) kernel/kernel.ld
 	$(LD) -m elf_i386 -nostdlib --build-id=sha1 -T kernel/kernel.ld -o $@ $(KERNEL_OBJ) $(LIBGCC)
