@@ -1,0 +1,358 @@
+# Boots kprof-os in QEMU and drives its serial console: the one library
+# under vm.py (scripted runs) and run.py (the test suite).
+import codecs
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import threading
+import time
+
+# The checkout whose build/ is tested; KPROF_ROOT points a copy of the suite elsewhere.
+ROOT = os.environ.get("KPROF_ROOT") or \
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ISO = os.path.join(ROOT, "build", "os.iso")
+QEMU = os.environ.get("QEMU", "qemu-system-i386")
+PROMPT = "\n$ "
+LINEMAX = 255       # the console's line discipline keeps at most this many characters
+
+# Patterns that mean the kernel died; waits stop at once when one appears.
+PANIC = re.compile(r"^(panic: |kernel trap \d+)", re.M)
+
+
+def header_defines(name):
+    """The numeric #defines of include/abi/NAME, so that each constant the
+    tests need has its one definition there."""
+    with open(os.path.join(ROOT, "include", "abi", name)) as f:
+        text = f.read()
+    return {k: int(v, 0) for k, v in
+            re.findall(r"^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b", text, re.M)}
+
+
+def exit_codes():
+    """The KEXIT_* codes from include/abi/qemu_exit.h."""
+    codes = {k: v for k, v in header_defines("qemu_exit.h").items() if k.startswith("KEXIT_")}
+    for need in ("KEXIT_OK", "KEXIT_FAIL", "KEXIT_PANIC"):
+        if need not in codes:
+            raise RuntimeError("qemu_exit.h defines no " + need)
+    return codes
+
+
+def exit_status(code):
+    """QEMU's exit status when the kernel writes code to isa-debug-exit."""
+    return (code << 1) | 1
+
+
+CODES = exit_codes()
+STATUS_OK = exit_status(CODES["KEXIT_OK"])
+STATUS_FAIL = exit_status(CODES["KEXIT_FAIL"])
+STATUS_PANIC = exit_status(CODES["KEXIT_PANIC"])
+
+
+def describe_status(status):
+    names = {exit_status(v): k for k, v in CODES.items()}
+    if status in names:
+        return "%d (%s)" % (status, names[status])
+    if status == 0:
+        return "0 (no exit code written: a triple fault, or QEMU quit)"
+    if status is not None and status < 0:
+        return "%d (killed by signal %d)" % (status, -status)
+    return str(status)
+
+
+class VMError(Exception):
+    """A run went wrong; str() is a one-line reason."""
+
+
+class Timeout(VMError):
+    def __init__(self, reason, pattern=None):
+        super().__init__(reason)
+        self.pattern = pattern      # what was being waited for, if a pattern
+
+
+def qemu_command(cmdline="", icount=False, com2=None, extra=(), iso=ISO, serial="stdio"):
+    # -boot order=d: the BIOS would first try the floppy, which costs 5 s
+    # of virtual time, a long wait under -icount.
+    cmd = [QEMU, "-cdrom", iso, "-boot", "order=d", "-display", "none", "-serial", serial,
+           "-no-reboot", "-m", "128M", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if icount:
+        cmd += ["-icount", "shift=0,sleep=off"]
+    if com2:
+        cmd += ["-serial", "file:" + com2]
+    if cmdline.strip():
+        # fw_cfg splits its option at commas; the kernel appends this to GRUB's line.
+        if "," in cmdline:
+            raise VMError("a comma cannot be passed through fw_cfg: %r" % cmdline)
+        cmd += ["-fw_cfg", "name=opt/kprof/cmdline,string=" + cmdline.strip()]
+    return cmd + list(extra)
+
+
+class Checker:
+    """Checks text against line-anchored patterns and keeps every verdict
+    for the failure report. Host tests get one of these; Machine is one."""
+
+    def __init__(self, timeout=60):
+        self.timeout = timeout
+        self.checks = []            # (verdict, pattern, line) for the failure report
+        self.text = ""              # the output to save in the test's log
+
+    def check(self, text, expect=(), forbid=(), ordered=False):
+        """Every expect pattern (line-anchored: re.M) must match in text, in
+        this order if ordered, and no forbid pattern may; the verdicts go to
+        self.checks for the failure report."""
+        bad = []
+        pos = 0
+        for rx in expect:
+            m = re.compile(rx, re.M).search(text, pos)
+            if m and ordered:
+                pos = m.end()
+            self.checks.append(("found" if m else "MISSING", rx, m.group(0) if m else ""))
+            if not m:
+                bad.append("missing /%s/" % rx)
+        for rx in forbid:
+            m = re.search(rx, text, re.M)
+            if m:
+                line = text[text.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
+                self.checks.append(("FORBIDDEN", rx, line))
+                bad.append("forbidden /%s/ appeared" % rx)
+        if bad:
+            raise VMError(bad[0] + (" (and %d more)" % (len(bad) - 1) if len(bad) > 1 else ""))
+
+    def close(self):
+        pass
+
+
+class Machine(Checker):
+    """One QEMU run. COM1 goes through pipes; a reader thread appends it to
+    the transcript and wakes waiters, so every wait is a condition wait with
+    a deadline. Every wait is also bounded by the run's own hard deadline."""
+
+    def __init__(self, cmdline="", icount=False, timeout=60, extra=(), com2=None, iso=ISO):
+        self.cmd = qemu_command(cmdline, icount, com2, extra, iso)
+        super().__init__(timeout)
+        self.iso = iso
+        self.com2 = com2
+        self.panic_ok = False       # set by tests that expect a kernel panic
+        self.pos = 0                # expect() searches from here
+        self.status = None
+        self.proc = None
+        self._cond = threading.Condition()
+        self._eof = False
+        self._stderr = b""
+
+    # ---- starting and stopping ----
+
+    def start(self):
+        if not os.path.exists(self.iso):
+            raise VMError("%s does not exist: run make" % os.path.relpath(self.iso, ROOT))
+        if self.com2:
+            open(self.com2, "wb").close()   # empty even if QEMU never starts
+        self.started = time.monotonic()
+        self.deadline = self.started + self.timeout
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=ROOT)
+        self._threads = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in self._threads:
+            t.start()
+        return self
+
+    def _read_stdout(self):
+        dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 4096)
+            text = dec.decode(data, final=not data).replace("\r", "")
+            with self._cond:
+                self.text += text
+                self._eof = not data
+                self._cond.notify_all()
+            if not data:
+                return
+
+    def _read_stderr(self):
+        self._stderr = self.proc.stderr.read()
+
+    def close(self):
+        """Kills QEMU if it still runs; safe to call twice."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for t in self._threads:
+            t.join(5)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def transcript(self):
+        with self._cond:
+            return self.text
+
+    def stderr(self):
+        return self._stderr.decode("utf-8", "replace")
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    # ---- waiting ----
+
+    def _wait(self, what, found, timeout, pattern=None):
+        """Waits until found(text) returns non-None and returns that. Fails
+        at the deadline, when QEMU exits, or at a kernel panic."""
+        began = time.monotonic()
+        end = self.deadline if timeout is None else min(self.deadline, began + timeout)
+        with self._cond:
+            while True:
+                r = found(self.text)
+                if r is not None:
+                    return r
+                if not self.panic_ok:
+                    p = PANIC.search(self.text, self.pos)
+                    if p:
+                        line = self.text[p.start():].split("\n", 1)[0]
+                        raise VMError("kernel died while waiting for %s: %s" % (what, line))
+                if self._eof:
+                    self.proc.wait(10)
+                    self.status = self.proc.returncode
+                    raise VMError("QEMU exited with status %s while waiting for %s"
+                                  % (describe_status(self.status), what))
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise Timeout("timed out after %.0fs waiting for %s"
+                                  % (time.monotonic() - began, what), pattern)
+                self._cond.wait(left)
+
+    def expect(self, regex, timeout=None):
+        """Waits for a line-anchored pattern (re.M: ^ and $ are line ends) in
+        the complete lines after self.pos; moves self.pos past the match."""
+        rx = re.compile(regex, re.M)
+
+        def found(text):
+            # Only complete lines: the search ends at the last newline.
+            end = text.rfind("\n")
+            return rx.search(text, self.pos, end) if end >= self.pos else None
+        try:
+            m = self._wait("/%s/" % regex, found, timeout, regex)
+        except VMError:
+            self.checks.append(("MISSING", regex, ""))
+            raise
+        self.checks.append(("found", regex, m.group(0)))
+        self.pos = m.end()
+        return m
+
+    def wait_prompt(self, timeout=None):
+        """Waits until the output ends with a newline and "$ ". Only called
+        after the echo of the typed line, so the prompt that line was typed
+        at cannot count. The limit: program output that itself ends in
+        "\n$ " and then pauses would pass for a prompt. Returns the text
+        from self.pos up to the prompt and moves self.pos past it. Output
+        that does not end in a newline (echo -n) hides the prompt: use
+        type_line() and expect() for such a command."""
+        def found(text):
+            if text.endswith(PROMPT) and len(text) - 2 >= self.pos:
+                return len(text)
+            if text == "$ " and self.pos == 0:
+                return 2
+            return None
+        end = self._wait("the shell prompt", found, timeout)
+        out = self.text[self.pos:end - 2]
+        self.pos = end
+        return out
+
+    def wait_exit(self, timeout=None):
+        """Waits for QEMU to exit and returns its exit status."""
+        self._wait("QEMU to exit", lambda text: True if self._eof else None, timeout)
+        left = max(0.1, self.deadline - time.monotonic())
+        try:
+            self.status = self.proc.wait(left)
+        except subprocess.TimeoutExpired:
+            raise Timeout("QEMU closed its output but did not exit")
+        return self.status
+
+    # ---- typing ----
+
+    def send(self, data):
+        """Types data at once (the console echoes it as it arrives)."""
+        try:
+            self.proc.stdin.write(data.encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise VMError("QEMU is gone; could not type %r" % data)
+
+    def type_line(self, line):
+        """Types one line and waits for its echo; moves self.pos past it."""
+        if "\n" in line or len(line) > LINEMAX:
+            raise VMError("cannot type %r: one line of at most %d characters" % (line, LINEMAX))
+        with self._cond:
+            self.pos = len(self.text)
+        self.send(line + "\n")
+        # The console echoes printable characters only, then "\r\n".
+        echo = "".join(c for c in line if " " <= c < "\x7f" or c == "\t") + "\n"
+
+        def found(text):
+            i = text.find(echo, self.pos)
+            return None if i < 0 else i + len(echo)
+        self.pos = self._wait("the echo of %r" % line, found, 10)
+
+    def run(self, line, timeout=None):
+        """Types a line at the prompt (wait_prompt() must have been seen),
+        waits for the next prompt and returns the output in between, the
+        echoed line removed."""
+        self.type_line(line)
+        return self.wait_prompt(timeout)
+
+    def fresh_prompt(self, timeout=None):
+        """Presses Enter and waits for a new prompt: after asynchronous output
+        (a background job) the last prompt is no longer at the end."""
+        return self.run("", timeout)
+
+    def halt(self, timeout=30):
+        """Types halt at the prompt and checks that the kernel powered off cleanly."""
+        self.type_line("halt")
+        self.expect(r"^halt: powering off", timeout)
+        status = self.wait_exit(timeout)
+        if status != STATUS_OK:
+            raise VMError("halt: QEMU exit status %s, want %s"
+                          % (describe_status(status), describe_status(STATUS_OK)))
+    def exports(self, dest):
+        """Extracts what the guest exported so far into dest; see extract_exports."""
+        if not self.com2:
+            raise VMError("this machine has no COM2 file")
+        return extract_exports(self.com2, dest)
+
+
+def extract_exports(com2, dest):
+    """Extracts every file of the ustar archives that export wrote to the COM2
+    file (several may be concatenated) into dest, keeping their paths; a later
+    archive's file replaces an earlier one of the same name. Returns the
+    relative paths. Refuses absolute paths, '..' and anything but plain files."""
+    if not os.path.exists(com2) or os.path.getsize(com2) == 0:
+        return []
+    names = []
+    try:
+        with tarfile.open(com2, "r:", ignore_zeros=True) as tar:
+            for m in tar:
+                parts = m.name.split("/")
+                if m.name.startswith("/") or ".." in parts or not m.name:
+                    raise VMError("export archive: unsafe path %r" % m.name)
+                if not m.isfile():
+                    raise VMError("export archive: %r is not a plain file" % m.name)
+                path = os.path.join(dest, *[p for p in parts if p not in ("", ".")])
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with tar.extractfile(m) as src, open(path, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                names.append(m.name)
+    except tarfile.TarError as e:
+        raise VMError("export archive %s: %s" % (com2, e))
+    return names

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# Runs a script of shell lines in a fresh kprof-os and brings out what it
+# exported (SPEC section 6); --interactive boots it on this terminal (make run).
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu  # noqa: E402
+
+
+def script_lines(path):
+    """The non-empty lines of a script that are not '#' comments."""
+    with open(path) as f:
+        lines = [l.strip() for l in f]
+    return [l for l in lines if l and not l.startswith("#")]
+
+
+def run_script(lines, out, cmdline="", icount=False, timeout=120):
+    """Boots, types each line at the prompt, halts. Writes out/console.log,
+    extracts the exports into out. timeout bounds each step (the boot, each
+    line, the halt). Raises qemu.VMError with the reason on any failure."""
+    if "halt" in lines[:-1]:
+        raise qemu.VMError("command %d: halt before the end of the script"
+                           % (lines.index("halt") + 1))
+    lines = [l for l in lines if l != "halt"]   # run_script halts at the end anyway
+    os.makedirs(out, exist_ok=True)
+    com2 = os.path.join(out, "com2.tar")
+    m = qemu.Machine(cmdline, icount, timeout * (len(lines) + 2), com2=com2)
+    step = "booting"
+    try:
+        m.start()
+        m.wait_prompt(timeout)
+        for i, line in enumerate(lines, 1):
+            step = "command %d %r" % (i, line)
+            m.run(line, timeout)
+        step = "halting"
+        m.halt(timeout)
+    except qemu.VMError as e:
+        raise qemu.VMError("%s: %s" % (step, e))
+    finally:
+        m.close()
+        with open(os.path.join(out, "console.log"), "w") as f:
+            f.write(m.transcript())
+    names = qemu.extract_exports(com2, out)
+    if {"console.log", "com2.tar"} & set(names):
+        raise qemu.VMError("an exported file would overwrite console.log or com2.tar")
+    return names
+
+
+def interactive(cmdline, icount):
+    """QEMU with COM1 on this terminal; returns 0 for a clean halt."""
+    com2 = os.path.join(qemu.ROOT, "build", "run-com2.tar")
+    cmd = qemu.qemu_command(cmdline, icount, com2)
+    print("vm.py: COM2 (export) goes to %s" % os.path.relpath(com2, qemu.ROOT), file=sys.stderr)
+    proc = subprocess.Popen(cmd)
+    while True:
+        try:
+            status = proc.wait()
+            break
+        except KeyboardInterrupt:   # ^C reaches QEMU too; wait for it to quit
+            continue
+    if status == qemu.STATUS_OK:
+        return 0
+    print("vm.py: QEMU exit status %s" % qemu.describe_status(status), file=sys.stderr)
+    return status if status > 0 else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description="boot kprof-os and run a script in its shell")
+    ap.add_argument("--script", help="shell lines to type, one a line ('#' comments)")
+    ap.add_argument("--out", help="directory for console.log and the exported files")
+    ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=5000'")
+    ap.add_argument("--icount", action="store_true", help="-icount shift=0,sleep=off")
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="seconds for each step: the boot, each line, the halt (default 120)")
+    ap.add_argument("--interactive", action="store_true", help="COM1 on this terminal")
+    args = ap.parse_args()
+    try:
+        if args.interactive:
+            return interactive(args.cmdline, args.icount)
+        if not args.script or not args.out:
+            ap.error("--script and --out are needed (or --interactive)")
+        names = run_script(script_lines(args.script), args.out, args.cmdline, args.icount,
+                           args.timeout)
+    except (qemu.VMError, OSError) as e:
+        print("vm.py: %s" % e, file=sys.stderr)
+        return 1
+    for name in names:
+        print("vm.py: exported %s" % name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
