@@ -83,7 +83,7 @@ def run_one(t):
         shutil.rmtree(scratch, ignore_errors=True)
         return True, ["== %s: ok (%.1fs)" % (t.name, secs)]
 
-    lines = ["== %s: FAILED (%s) (%.1fs)" % (t.name, reason, secs)]
+    lines = ["== %s: FAILED (%s)" % (t.name, reason), "   after %.1fs" % secs]
     text = m.transcript() if t.qemu else m.text
     os.makedirs(LOGDIR, exist_ok=True)
     with open(log, "w") as f:
