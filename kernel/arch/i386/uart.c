@@ -11,9 +11,17 @@ void console_rx(char c);   /* console.c */
 void uart_intr(void);
 void pic_enable(int irq);
 
+/* bytes that arrived before the kernel set the UART up (the FIFO reset
+ * below would drop them); handed to the console with the first input */
+static char early[16];
+static int nearly;
+
 static void setup(int i)
 {
 	uint16_t b = base[i];
+
+	while (i == 0 && nearly < (int)sizeof early && inb(b + 5) != 0xFF && (inb(b + 5) & 0x01))
+		early[nearly++] = (char)inb(b);
 
 	outb(b + 1, 0x00);          /* interrupts off */
 	outb(b + 3, 0x80);          /* DLAB */
@@ -37,6 +45,8 @@ void arch_uart_enable_rx(void)
 {
 	if (!present[0])
 		return;
+	for (int i = 0; i < nearly; i++)
+		console_rx(early[i]);
 	outb(base[0] + 1, 0x01);    /* receive-data interrupt */
 	pic_enable(4);
 	uart_intr();
