@@ -313,9 +313,12 @@ class Machine(Checker):
         return self.wait_prompt(timeout)
 
     def fresh_prompt(self, timeout=None):
-        """Presses Enter and waits for a new prompt: after asynchronous output
-        (a background job) the last prompt is no longer at the end."""
-        return self.run("", timeout)
+        """Types a comment line and waits for the prompt after it: after
+        asynchronous output (a background job) the last prompt is no longer
+        at the end. The comment's echo is unique, which a bare Enter's is
+        not (it could be mistaken for any newline the shell prints)."""
+        self.nsync = getattr(self, "nsync", 0) + 1
+        return self.run("# sync %d" % self.nsync, timeout)
 
     def halt(self, timeout=30):
         """Types halt at the prompt and checks that the kernel powered off cleanly."""
