@@ -52,3 +52,7 @@ $(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld
 .SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o)
 
 -include $(wildcard $(BUILD)/user/*.d $(BUILD)/user/lib/*.d)
+
+# crt0.o is reached only through pattern rules; keep make from deleting it
+# as an intermediate file (which would relink every program next time).
+.SECONDARY: $(USER_CRT0)
