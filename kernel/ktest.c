@@ -5,6 +5,7 @@
 #include "cmdline.h"
 #include "kalloc.h"
 #include "lib.h"
+#include "multiboot.h"
 #include "ring.h"
 
 static int failures, checks;
@@ -169,6 +170,45 @@ static void t_saturate(void)
 	CHECK(zero == 1 && lost == 2);
 }
 
+/* A multiboot2 information block built by hand: good tags are taken, and
+ * a malformed tag is reported and not followed. */
+static void t_multiboot(void)
+{
+	static uint32_t mbi[64] __attribute__((aligned(8)));
+	static struct bootinfo bi;
+	uint32_t *t;
+
+	memset(mbi, 0, sizeof mbi);
+	mbi[0] = 8 + 16 + 8 + 40 + 8;           /* total size */
+	t = &mbi[2];                            /* command line tag: type 1 */
+	t[0] = 1, t[1] = 8 + 8;
+	memcpy(&t[2], "hz=100", 7);
+	t = &mbi[6];                            /* memory map: type 6, one entry */
+	t[0] = 6, t[1] = 16 + 24;
+	t[2] = 24, t[3] = 0;
+	t[4] = 0x100000, t[5] = 0, t[6] = 0x100000, t[7] = 0, t[8] = 1;
+	t = &mbi[16];                           /* end tag */
+	t[0] = 0, t[1] = 8;
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	CHECK(bi.errors == 0 && strcmp(bi.cmdline, "hz=100") == 0);
+	CHECK(bi.navail == 1 && bi.avail[0].start == 0x100000 && bi.avail[0].end == 0x200000);
+	CHECK(bi.mem_kib == 1024);
+
+	mbi[7] = 0x1000;                        /* the map tag now runs past the end */
+	kprintf("    # expect a 'malformed' line:\n");
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	CHECK(bi.errors == 1 && bi.navail == 0 && strcmp(bi.cmdline, "hz=100") == 0);
+
+	mbi[7] = 16 + 24;
+	mbi[3] = 9;                             /* a command line with no NUL inside */
+	memcpy(&mbi[4], "abcdefgh", 8);
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	CHECK(bi.errors == 1 && bi.cmdline[0] == 0);
+
+	multiboot_parse(0x12345678, (uint32_t)mbi, &bi);   /* not multiboot2 */
+	CHECK(bi.errors == 1 && bi.navail == 0);
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -180,6 +220,7 @@ static const struct {
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
 	{ t_saturate, "saturating_counter" },
+	{ t_multiboot, "multiboot_parser" },
 };
 
 void ktest_run(void)
