@@ -7,6 +7,7 @@
  * limit check in one place. */
 #include "proc.h"
 #include "abi/errno.h"
+#include "abi/qemu_exit.h"
 #include "abi/syscall.h"
 #include "file.h"
 #include "kalloc.h"
@@ -134,7 +135,7 @@ void proc_exit(int status)
 	}
 	if (p->pid == 1) {
 		kprintf("init (pid 1, %s) exited with status %d; halting\n", p->name, p->status);
-		arch_poweroff(p->status == 0 ? 0 : 1);
+		arch_poweroff(p->status == 0 ? KEXIT_OK : KEXIT_FAIL);
 	}
 	p->state = P_ZOMBIE;    /* an orphan's is freed by the scheduler */
 	for (int i = 0; i < NPROC; i++)
