@@ -23,7 +23,7 @@ need=(
 	"/usr/include/cmocka.h    libcmocka-dev"
 	"/usr/include/capstone/capstone.h libcapstone-dev"
 	"gprof                    binutils"
-	"readprofile              util-linux"
+	"/usr/sbin/readprofile    util-linux"
 	"addr2line                binutils"
 	"cksum                    coreutils"
 )
