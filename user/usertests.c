@@ -41,6 +41,7 @@ static const struct test {
 	{ t_badelf, "badelf", 0 },
 	{ t_spawnbomb, "spawnbomb", 0 },
 	{ t_kwork, "kwork", 0 },
+	{ t_kpdata, "kpdata", 0 },
 };
 
 #define NTESTS (int)(sizeof(tests) / sizeof(tests[0]))
@@ -168,9 +169,24 @@ static void warmup(void)
 {
 	int pid = helper("exit", "0");
 
+	char info[512];
+	int fd, n = 0;
+
 	reap(pid);
 	makefile("/tmp/ut_warmup", "x", 1);
 	unlink("/tmp/ut_warmup");
+	/* devkprof keeps its counter buffer from the first start on (the kpdata
+	 * test starts it); a start and stop makes it now, unless it is on */
+	if ((fd = open("/dev/kpinfo", O_RDONLY)) >= 0) {
+		n = read(fd, info, sizeof info - 1);
+		close(fd);
+	}
+	info[n > 0 ? n : 0] = 0;
+	if (strstr(info, "\nstate off") && (fd = open("/dev/kpctl", O_WRONLY)) >= 0) {
+		write(fd, "start", 5);
+		write(fd, "stop", 4);
+		close(fd);
+	}
 }
 
 int main(int argc, char **argv)

@@ -68,6 +68,7 @@ void t_badelf(void);
 void t_args(void);
 void t_sleep(void);
 void t_kwork(void);
+void t_kpdata(void);
 
 int run_helper(int argc, char **argv);
 

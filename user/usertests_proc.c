@@ -354,3 +354,39 @@ void t_kwork(void)
 	CHECK_ERR(kwork(99, 1), EINVAL);
 	CHECK_ERR(kwork(-1, 1), EINVAL);
 }
+
+/* /dev/kpdata and /dev/kpctl from the system-call side: reads at offsets
+ * that are not a multiple of 4 fail, the header words are consistent, and
+ * kpctl takes one command per write, copied in with its length. */
+void t_kpdata(void)
+{
+	unsigned char hdr[8], buf[12];
+	struct stat st;
+	unsigned total, kernel;
+	int fd, ctl;
+
+	CHECK((ctl = open("/dev/kpctl", O_WRONLY)) >= 0);
+	CHECK(write(ctl, "startclr", 8) == 8);
+	CHECK(kwork(KWORK_LOOP, 3000000) >= 0);
+	CHECK(write(ctl, "stop\n", 5) == 5);
+	CHECK_ERR(write(ctl, "", 0), EINVAL);
+	CHECK_ERR(write(ctl, "stop\n\n", 6), EINVAL);
+	CHECK_ERR(write(ctl, "st\0p", 4), EINVAL);
+	CHECK_ERR(write(ctl, (char *)0x100000, 4), EFAULT);        /* kernel address */
+	CHECK_ERR(write(ctl, (char *)(USER_TOP - 2), 4), EFAULT);  /* runs off the end */
+	CHECK(close(ctl) == 0);
+
+	CHECK((fd = open("/dev/kpdata", O_RDONLY)) >= 0);
+	CHECK(fstat(fd, &st) == 0 && st.size >= 8 && st.size % 4 == 0);
+	CHECK(read(fd, hdr, 8) == 8);
+	total = (unsigned)hdr[0] << 24 | hdr[1] << 16 | hdr[2] << 8 | hdr[3];
+	kernel = (unsigned)hdr[4] << 24 | hdr[5] << 16 | hdr[6] << 8 | hdr[7];
+	CHECK(total >= kernel && kernel > 0);
+	CHECK(lseek(fd, 2, SEEK_SET) == 2);
+	CHECK_ERR(read(fd, buf, 4), EINVAL);
+	CHECK(lseek(fd, 4, SEEK_SET) == 4);
+	CHECK(read(fd, buf, 4) == 4 && memcmp(buf, hdr + 4, 4) == 0);
+	CHECK(lseek(fd, 0, SEEK_END) == (int)st.size);
+	CHECK(read(fd, buf, 4) == 0);
+	CHECK(close(fd) == 0);
+}

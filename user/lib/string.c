@@ -116,3 +116,13 @@ char *strrchr(const char *s, int c)
 			return (char *)last;
 	}
 }
+
+char *strstr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (strncmp(hay, needle, n) == 0)
+			return (char *)hay;
+	return n == 0 ? (char *)hay : 0;
+}
