@@ -13,17 +13,46 @@ volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later o
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
-static uint64_t tick_cycles, last_tsc;
+static uint64_t tick_cycles;
+static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
+static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
 
+/* Changes the rate. Time so far is folded into base_us, and pending sleep
+ * deadlines are rescaled, so uptime and sleep(ms) stay in milliseconds. */
 uint32_t clock_set_hz(uint32_t hz)
 {
 	uint32_t s = splhi();
+	uint32_t old = hz_mhz;
+
+	if (old)
+		base_us += (ticks - base_ticks) * 1000000000ull / old;
+	base_ticks = ticks;
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
-	last_tsc = 0;
+	last_edge = 0;
+	if (old && old != hz_mhz) {
+		next_wake = ~0ull;
+		for (int i = 0; i < NPROC; i++) {
+			struct proc *q = &procs[i];
+			if (q->state != P_SLEEP || !q->wake_tick)
+				continue;
+			uint64_t left = q->wake_tick > ticks ? q->wake_tick - ticks : 0;
+			q->wake_tick = ticks + MAX(1, (left * hz_mhz + old - 1) / old);
+			if (q->wake_tick < next_wake)
+				next_wake = q->wake_tick;
+		}
+	}
 	splx(s);
 	return hz_mhz;
+}
+
+uint64_t clock_uptime_us(void)
+{
+	uint32_t s = splhi();
+	uint64_t us = base_us + (ticks - base_ticks) * 1000000000ull / hz_mhz;
+	splx(s);
+	return us;
 }
 
 void clock_init(uint32_t hz, uint32_t quantum)
@@ -70,18 +99,24 @@ void clock_intr(struct trapframe *tf)
 	struct proc *p = curproc();
 	uint64_t now = arch_read_tsc();
 	uint32_t missed = 0;
+	uint64_t n;
 
-	ticks++;
-	/* A gap of 1.5 periods or more means the PIT fired while this tick was
-	 * still pending (interrupts were off too long): those ticks were lost
-	 * as interrupts. The profiler is still given one sample for each, all
-	 * charged where this one landed (for a cli section, through splpc, to
-	 * the code that turned interrupts off), so its time is not undercounted. */
-	if (last_tsc && tick_cycles && now - last_tsc > tick_cycles + tick_cycles / 2) {
-		missed = (uint32_t)((now - last_tsc + tick_cycles / 2) / tick_cycles) - 1;
+	/* Ticks merged while interrupts were off: n whole periods since the
+	 * edge the last tick belonged to means n - 1 edges found this tick still
+	 * pending and were lost as interrupts. A tick only held back (by less
+	 * than a period) is not one. The lost ticks still count as time, and
+	 * the profiler gets a sample for each, all charged where this one
+	 * landed (for a cli section, through splpc, to the code that turned
+	 * interrupts off), so that section is weighed by its length. */
+	n = last_edge && tick_cycles ? (now - last_edge) / tick_cycles : 1;
+	if (n >= 2) {
+		missed = (uint32_t)(n - 1);
 		lost_ticks += missed;
+		last_edge += n * tick_cycles;
+	} else {
+		last_edge = now;        /* resynchronise on a tick that came on time */
 	}
-	last_tsc = now;
+	ticks += 1 + missed;
 
 	prof_tick_fn fn = prof_tick;
 	if (fn) {
@@ -93,10 +128,11 @@ void clock_intr(struct trapframe *tf)
 
 	if (p) {
 		if (arch_frame_user(tf))
-			p->uticks++;
+			p->uticks += 1 + missed;
 		else
-			p->kticks++;
-		if (++slice_used >= quantum_ticks)
+			p->kticks += 1 + missed;
+		slice_used += 1 + missed;
+		if (slice_used >= quantum_ticks)
 			need_resched = true;
 	}
 	if (ticks >= next_wake)

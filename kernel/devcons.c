@@ -24,9 +24,13 @@ static int sysstat_open(struct file *f)
 
 	if (!text_begin(&t))
 		return -ENOMEM;
-	text_add(&t, "ticks %llu\n", (unsigned long long)ticks);
+	uint32_t s = splhi();
+	uint64_t now = ticks;           /* 64 bits: read with the clock held off */
+	splx(s);
+
+	text_add(&t, "ticks %llu\n", (unsigned long long)now);
 	text_add(&t, "hz %u.%03u\n", mhz / 1000, mhz % 1000);
-	text_add(&t, "uptime_ms %llu\n", (unsigned long long)(ticks * 1000000 / mhz));
+	text_add(&t, "uptime_ms %llu\n", (unsigned long long)(clock_uptime_us() / 1000));
 	text_add(&t, "nproc %d\n", proc_count());
 	text_add(&t, "freepages %u\n", kalloc_free_pages());
 	text_add(&t, "totalpages %u\n", kalloc_total_pages());

@@ -9,7 +9,7 @@
 
 struct ent {
 	struct vnode vn;
-	char name[100];         /* path inside the archive, no trailing '/' */
+	char name[101];         /* path inside the archive, no trailing '/' */
 	const uint8_t *data;
 	uint32_t size;
 };

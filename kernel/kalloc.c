@@ -26,7 +26,10 @@ void kalloc_init(const struct memrange *avail, int navail,
 		uint32_t pa = ROUNDUP(avail[i].start, PGSIZE);
 		uint32_t end = MIN(avail[i].end, limit);
 		for (; pa + PGSIZE <= end && pa + PGSIZE > pa; pa += PGSIZE) {
-			if (pa == 0 || overlaps(pa, pa + PGSIZE, reserved, nreserved))
+			/* reserved, or already freed from an earlier map entry
+			 * that overlaps this one */
+			if (pa == 0 || overlaps(pa, pa + PGSIZE, reserved, nreserved) ||
+			    overlaps(pa, pa + PGSIZE, avail, i))
 				continue;
 			kfree((void *)pa);
 			ntotal++;

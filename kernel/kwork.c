@@ -54,6 +54,9 @@ int sys_kwork(SYSARGS)
 	case KWORK_LOOP:
 		return (int)(kwork_loop(a1) & 0x7FFFFFFF);
 	case KWORK_CLI:
+		/* interrupts off for at most about 0.1 s of guest time a call */
+		if (a1 > KWORK_CLI_MAX)
+			return -EINVAL;
 		return (int)(kwork_cli(a1) & 0x7FFFFFFF);
 	case KWORK_COPY:
 		/* the page just below the top of the stack is always mapped */

@@ -91,7 +91,7 @@ void multiboot_parse(uint32_t magic, uint32_t mbi, struct bootinfo *bi)
 				uint32_t type = *(const uint32_t *)(e + 16);
 				if (type != MMAP_AVAILABLE || base >= 0xFFFFF000ull)
 					continue;
-				if (base + len > 0xFFFFF000ull)   /* keep end in 32 bits */
+				if (len > 0xFFFFF000ull - base)   /* keep end in 32 bits, no wrap */
 					len = 0xFFFFF000ull - base;
 				bi->mem_kib += (uint32_t)(len >> 10);
 				if (bi->navail < MAXREGIONS)

@@ -151,6 +151,9 @@ void proc_exit(int status)
 static void sched(void)
 {
 	struct proc *p = current;
+	/* a tick held off across the switch is the switch's time, not the
+	 * time of whatever splhi() ran last (see spl.asm) */
+	splpc = (uint32_t)swtch;
 	swtch(&p->ctx, sched_ctx);
 }
 
@@ -230,6 +233,7 @@ void scheduler(void)
 		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
 		arch_pgdir_switch(p->pgdir);
 		clock_new_slice();
+		splpc = (uint32_t)swtch;
 		swtch(&sched_ctx, p->ctx);
 		current = NULL;
 		arch_pgdir_switch(NULL);

@@ -118,7 +118,9 @@ int sys_sbrk(SYSARGS)
 	UNUSED_ARGS();
 
 	if ((int32_t)a0 > 0) {
-		if (new < old || new > p->heap_start + USER_HEAP_MAX)
+		/* neither past the heap limit nor into the stack below USER_TOP */
+		if (new < old || new > p->heap_start + USER_HEAP_MAX ||
+		    new > USER_TOP - USER_STACK_SIZE)
 			return -ENOMEM;
 		for (uint32_t pg = ROUNDUP(old, PGSIZE); pg < new; pg += PGSIZE) {
 			void *page = kalloc();

@@ -42,6 +42,8 @@ static const struct test {
 	{ t_spawnbomb, "spawnbomb", 0 },
 	{ t_kwork, "kwork", 0 },
 	{ t_kpdata, "kpdata", 0 },
+	{ t_sbrkstack, "sbrkstack", 0 },
+	{ t_dirflag, "dirflag", 0 },
 };
 
 #define NTESTS (int)(sizeof(tests) / sizeof(tests[0]))

@@ -69,6 +69,8 @@ void t_args(void);
 void t_sleep(void);
 void t_kwork(void);
 void t_kpdata(void);
+void t_sbrkstack(void);
+void t_dirflag(void);
 
 int run_helper(int argc, char **argv);
 

@@ -338,3 +338,30 @@ void t_malloc(void)
 	if ((char *)sbrk(0) > brk0 + (256 << 10))
 		fail(__FILE__, __LINE__, "break %p after freeing 4 MB, was %p", sbrk(0), brk0);
 }
+
+/* The heap may not grow into the stack below USER_TOP: that would map over
+ * live stack pages (and once lost the pages that were there). */
+void t_sbrkstack(void)
+{
+	char *brk = sbrk(0);
+	unsigned gap = (USER_TOP - USER_STACK_SIZE) - (unsigned)brk;
+	volatile char marker = 42;
+
+	CHECK_ERR((int)sbrk(USER_TOP - (unsigned)brk), ENOMEM);
+	CHECK_ERR((int)sbrk(gap + PGSIZE), ENOMEM);
+	CHECK(sbrk(0) == brk && marker == 42);
+}
+
+/* A user program that leaves the direction flag set must not confuse the
+ * kernel's string copies (the kernel clears it on every entry). */
+void t_dirflag(void)
+{
+	static const char msg[] = "dirflag ok\n";
+	int r;
+
+	__asm__ volatile("std\n\tint $0x80\n\tcld"
+			 : "=a"(r)
+			 : "a"(SYS_write), "b"(1), "c"(msg), "d"(sizeof msg - 1)
+			 : "memory", "cc");
+	CHECK(r == (int)sizeof msg - 1);
+}

@@ -351,6 +351,7 @@ void t_kwork(void)
 	CHECK(kwork(KWORK_CLI, 10000) >= 0);
 	CHECK(kwork(KWORK_COPY, 4) >= 0);
 	CHECK(kwork(KWORK_COPY, 0) >= 0);
+	CHECK_ERR(kwork(KWORK_CLI, KWORK_CLI_MAX + 1), EINVAL);
 	CHECK_ERR(kwork(99, 1), EINVAL);
 	CHECK_ERR(kwork(-1, 1), EINVAL);
 }

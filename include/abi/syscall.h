@@ -49,5 +49,6 @@
 #define KWORK_LOOP     0     /* kwork_loop(): n iterations of an arithmetic loop */
 #define KWORK_CLI      1     /* kwork_cli(): the same, with interrupts off */
 #define KWORK_COPY     2     /* kwork_copy(): n round trips of a 4 KiB copyin/copyout */
+#define KWORK_CLI_MAX  20000000  /* larger n for KWORK_CLI: -EINVAL */
 
 #endif

@@ -81,13 +81,17 @@ static int alloc_buf(void)
 	return 0;
 }
 
+/* Zeroes the counts. Sampling is paused instead of interrupts held off:
+ * the memset of a res-0 buffer takes long enough to lose ticks. */
 static void clear(void)
 {
-	uint32_t s = splhi();
+	prof_tick_fn was = prof_tick;
+
+	prof_tick = NULL;
 	if (kp.buf)
 		memset(kp.buf, 0, kpdata_size());
 	kp.saturated = 0;
-	splx(s);
+	prof_tick = was;
 }
 
 static int start(void)

@@ -75,7 +75,7 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa)
 	if (va < USER_BASE || va >= USER_TOP)
 		return false;
 	pte = walk(pgdir, va, true);
-	if (!pte)
+	if (!pte || (*pte & PTE_P))     /* never drop a page already mapped there */
 		return false;
 	*pte = pa | PTE_P | PTE_W | PTE_U;
 	return true;

@@ -62,6 +62,8 @@ alltraps:
 	push fs
 	push gs
 	pusha
+	cld                     ; user code may have set the direction flag;
+	                        ; the kernel's string copies count upward
 	mov ax, KDATA_SEL
 	mov ds, ax
 	mov es, ax
