@@ -1,6 +1,7 @@
 /* The basic devices: cons (the console), null, eia1 (COM2, raw: the export
  * channel) and sysstat (ticks, processes, free pages, as text). */
 #include "abi/errno.h"
+#include "abi/kprof.h"
 #include "arch.h"
 #include "console.h"
 #include "dev.h"
@@ -34,7 +35,7 @@ static int sysstat_open(struct file *f)
 	text_add(&t, "nproc %d\n", proc_count());
 	text_add(&t, "freepages %u\n", kalloc_free_pages());
 	text_add(&t, "totalpages %u\n", kalloc_total_pages());
-	text_add(&t, "lost_ticks %u\n", lost_ticks);
+	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &procs[i];
 		if (p->state == P_UNUSED)

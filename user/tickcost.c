@@ -5,6 +5,7 @@
  * tick in instructions. lost is how many ticks the kernel saw go missing
  * (from /dev/sysstat's lost_ticks) meanwhile. */
 #include "ulib.h"
+#include "abi/kprof.h"
 #include "stdio.h"
 #include "stdlib.h"
 #include "string.h"
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 		fprintf(2, "usage: tickcost [-k] ROUNDS\n");
 		return 1;
 	}
-	lost0 = sysstat_get("lost_ticks", 0);
+	lost0 = sysstat_get(KPINFO_LOST, 0);
 	t0 = uptime();
 	c0 = rdtsc();
 	for (unsigned i = 0; i < n; i++) {
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	}
 	c1 = rdtsc();
 	t1 = uptime();
-	lost1 = sysstat_get("lost_ticks", 0);
+	lost1 = sysstat_get(KPINFO_LOST, 0);
 	printf("tickcost: rounds %u cycles %llu ticks %u lost %u\n", n, c1 - c0, t1 - t0, lost1 - lost0);
 	return 0;
 }

@@ -34,6 +34,7 @@
 #define KPINFO_KTICKS      "kernel_ticks"/* = word 1 */
 #define KPINFO_STATE       "state"       /* on | off */
 #define KPINFO_SATURATED   "saturated"   /* samples that hit a full counter */
+#define KPINFO_LOST        "lost_ticks"  /* ticks merged while interrupts were off (also in /dev/sysstat) */
 #define KPINFO_BUILD_ID    "build_id"    /* the kernel's GNU build-id, hex */
 #define KPINFO_LAST        "last"        /* the last kpctl command and what it did */
 

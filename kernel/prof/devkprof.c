@@ -248,7 +248,7 @@ static int kpinfo_open(struct file *f)
 	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.buf ? kp.buf[KPDATA_KERNEL] : 0);
 	text_add(&t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
 	text_add(&t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
-	text_add(&t, "lost_ticks %u\n", lost_ticks);
+	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);
 	text_add(&t, "%s %s\n", KPINFO_BUILD_ID, kernel_build_id());
 	text_add(&t, "%s %s\n", KPINFO_LAST, kp.last[0] ? kp.last : "none");
 	return text_finish(&t, f);
