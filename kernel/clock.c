@@ -13,7 +13,7 @@ volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later o
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
-static uint64_t tick_cycles;
+static uint64_t tick_cycles, two_ticks;    /* TSC cycles in one and two periods */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
 
@@ -30,6 +30,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
+	two_ticks = 2 * tick_cycles;
 	last_edge = 0;
 	if (old && old != hz_mhz) {
 		next_wake = ~0ull;
@@ -57,10 +58,9 @@ uint64_t clock_uptime_us(void)
 
 void clock_init(uint32_t hz, uint32_t quantum)
 {
-	extern void pic_enable(int irq);
 	quantum_ms = quantum;
 	clock_set_hz(hz);
-	pic_enable(0);
+	arch_irq_enable(0);
 }
 
 uint32_t clock_hz_mhz(void)
@@ -94,50 +94,50 @@ static void wake_sleepers(void)
 	}
 }
 
+/* Ticks merged into this one while interrupts were off. n whole periods
+ * since the edge the last tick belonged to means n - 1 edges found this
+ * tick still pending and were lost as interrupts. A tick only held back
+ * (by less than a period) is not one. The usual case, a tick within two
+ * periods of the last, costs a compare: the division runs only when ticks
+ * were really merged. */
+static uint32_t merged_ticks(void)
+{
+	uint64_t now = arch_read_tsc(), n;
+
+	if (__builtin_expect(now - last_edge < two_ticks, 1) || !last_edge || !tick_cycles) {
+		last_edge = now;        /* resynchronise on a tick that came on time */
+		return 0;
+	}
+	n = (now - last_edge) / tick_cycles;
+	last_edge += n * tick_cycles;
+	lost_ticks += (uint32_t)(n - 1);
+	return (uint32_t)(n - 1);
+}
+
+/* The lost ticks still count as time, and the profiler gets them as the
+ * weight of this tick's sample, charged where this one landed (for a cli
+ * section, through splpc, to the code that turned interrupts off), so that
+ * section is weighed by its length. */
 void clock_intr(struct trapframe *tf)
 {
 	struct proc *p = curproc();
-	uint64_t now = arch_read_tsc();
-	uint32_t missed = 0;
-	uint64_t n;
+	uint32_t n = 1 + merged_ticks();
+	bool user = arch_frame_user(tf);
 
-	/* Ticks merged while interrupts were off: n whole periods since the
-	 * edge the last tick belonged to means n - 1 edges found this tick still
-	 * pending and were lost as interrupts. A tick only held back (by less
-	 * than a period) is not one. The lost ticks still count as time, and
-	 * the profiler gets a sample for each, all charged where this one
-	 * landed (for a cli section, through splpc, to the code that turned
-	 * interrupts off), so that section is weighed by its length. */
-	n = last_edge && tick_cycles ? (now - last_edge) / tick_cycles : 1;
-	if (n >= 2) {
-		missed = (uint32_t)(n - 1);
-		lost_ticks += missed;
-		last_edge += n * tick_cycles;
-	} else {
-		last_edge = now;        /* resynchronise on a tick that came on time */
-	}
-	ticks += 1 + missed;
-
-	prof_tick_fn fn = prof_tick;
-	if (fn) {
-		fn(tf, p);
-		if (__builtin_expect(missed != 0, 0))
-			while (missed--)
-				fn(tf, p);
-	}
-
+	ticks += n;
+	prof_clock_tick(tf, p, n);
 	if (p) {
-		if (arch_frame_user(tf))
-			p->uticks += 1 + missed;
+		if (user)
+			p->uticks += n;
 		else
-			p->kticks += 1 + missed;
-		slice_used += 1 + missed;
+			p->kticks += n;
+		slice_used += n;
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
 	}
 	if (ticks >= next_wake)
 		wake_sleepers();
-	if (p && arch_frame_user(tf) && need_resched)
+	if (p && user && need_resched)
 		yield();
 }
 

@@ -15,6 +15,8 @@ struct bootcfg {
 	uint32_t kprof_res;     /* log2 bytes of text per kpdata bin */
 	bool ktest;             /* run the in-kernel unit tests and power off */
 	bool pitcheck;          /* measure the PIT rate against the TSC and power off */
+	bool prof_test;         /* the test engines and /dev/proftest */
+	bool prof_example;      /* the example engine, on from boot */
 	char crash[16];         /* test only: make the kernel fault this way */
 };
 

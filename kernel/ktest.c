@@ -6,6 +6,7 @@
 #include "kalloc.h"
 #include "lib.h"
 #include "multiboot.h"
+#include "prof/prof.h"
 #include "ring.h"
 
 static int failures, checks;
@@ -161,13 +162,18 @@ static void t_saturate(void)
 {
 	uint32_t c = 0xFFFFFFFEu, lost = 0, zero = 0;
 
-	arch_inc_sat(&c, &lost);
+	prof_add_sat(&c, 1, &lost);
 	CHECK(c == 0xFFFFFFFFu && lost == 0);
-	arch_inc_sat(&c, &lost);
-	arch_inc_sat(&c, &lost);
+	prof_add_sat(&c, 1, &lost);
+	prof_add_sat(&c, 1, &lost);
 	CHECK(c == 0xFFFFFFFFu && lost == 2);
-	arch_inc_sat(&zero, &lost);
+	prof_add_sat(&zero, 1, &lost);
 	CHECK(zero == 1 && lost == 2);
+	c = 0xFFFFFFF0u;                        /* a weighted sample: 15 fit, 5 do not */
+	prof_add_sat(&c, 20, &lost);
+	CHECK(c == 0xFFFFFFFFu && lost == 7);
+	prof_add_sat(&zero, 0xFFFFFFFFu, &lost);   /* 1 + that: 1 does not fit */
+	CHECK(zero == 0xFFFFFFFFu && lost == 8);
 }
 
 /* A multiboot2 information block built by hand: good tags are taken, and

@@ -12,7 +12,7 @@
 #include "lib.h"
 #include "multiboot.h"
 #include "proc.h"
-#include "prof/kprof.h"
+#include "prof/prof.h"
 
 #define VERSION "0.1"
 
@@ -148,7 +148,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	tmpfs_init();
 	devfs_init();
 	devcons_init();
-	kprof_init(cfg.kprof_res);
+	prof_init(&cfg);
 	for (int i = 0; i < bi.nmods; i++)
 		if (strcmp(bi.mods[i].name, "initrd") == 0)
 			initrd_init((const void *)bi.mods[i].start, bi.mods[i].end - bi.mods[i].start);

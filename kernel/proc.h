@@ -13,6 +13,7 @@ enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
 #define KSTACK_SIZE 8192
 
 struct file;
+struct prof_proc;
 
 struct proc {
 	int pid, ppid;          /* ppid 0: orphan, reaped by the kernel */
@@ -30,6 +31,7 @@ struct proc {
 	uint32_t uticks, kticks;        /* clock ticks charged to it */
 	struct file *ofile[NOFILE];
 	char cwd[PATH_MAX];
+	struct prof_proc *prof; /* the profilers' state (kernel/prof/) */
 };
 
 extern struct proc procs[NPROC];
@@ -37,7 +39,9 @@ extern struct proc procs[NPROC];
 void proc_init(void);
 struct proc *allocproc(void);
 void freeproc(struct proc *p);
-struct proc *curproc(void);     /* NULL in the scheduler/idle loop */
+extern struct proc *current_proc;
+/* the running process; NULL in the scheduler/idle loop */
+static inline struct proc *curproc(void) { return current_proc; }
 bool proc_killed(void);
 void proc_exit(int status) __attribute__((noreturn));
 void scheduler(void) __attribute__((noreturn));

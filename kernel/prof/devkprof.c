@@ -11,12 +11,12 @@
  * native order and turned big-endian only when kpdata is opened. */
 #include "abi/errno.h"
 #include "abi/kprof.h"
-#include "arch.h"
 #include "dev.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "proc.h"
-#include "prof/kprof.h"
+#include "ctl.h"
+#include "prof/engines.h"
 #include "prof/prof.h"
 
 extern char _text_start[], _text_end[];
@@ -37,25 +37,25 @@ static struct {
 } kp;
 
 /* The sample, at interrupt time: count the tick, and if the PC was in the
- * kernel, its bin. A tick held back by a cli is charged to the PC that
- * turned interrupts off (splpc). Counters saturate at KPDATA_MAX. */
-__attribute__((regparm(2), optimize("omit-frame-pointer")))
-static void kprof_sample(struct trapframe *tf, struct proc *p)
+ * kernel, its bin. Counters saturate at KPDATA_MAX. */
+__attribute__((optimize("omit-frame-pointer")))      /* a leaf: no frame to walk */
+static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
 {
-	uint32_t *b = kp.buf, pc, i;
-	(void)p;
+	uint32_t *b = kp.buf, i;
 
-	arch_inc_sat(&b[KPDATA_TOTAL], &kp.saturated);
-	if (arch_frame_user(tf))
+	prof_add_sat(&b[KPDATA_TOTAL], s->weight, &kp.saturated);
+	if (s->user)
 		return;
-	arch_inc_sat(&b[KPDATA_KERNEL], &kp.saturated);
-	pc = arch_frame_pc(tf);
-	if (pc == (uint32_t)splx_landing)
-		pc = splpc;
-	i = (pc - kp.text_start) >> kp.res;
+	prof_add_sat(&b[KPDATA_KERNEL], s->weight, &kp.saturated);
+	i = (s->pc - kp.text_start) >> kp.res;
 	if (i < kp.nbins)
-		arch_inc_sat(&kp.bins[i], &kp.saturated);
+		prof_add_sat(&kp.bins[i], s->weight, &kp.saturated);
 }
+
+static struct prof_engine engine = {
+	.name = "devkprof",
+	.sample = kprof_sample,
+};
 
 static uint32_t nbins_for(uint32_t res)
 {
@@ -85,13 +85,11 @@ static int alloc_buf(void)
  * the memset of a res-0 buffer takes long enough to lose ticks. */
 static void clear(void)
 {
-	prof_tick_fn was = prof_tick;
-
-	prof_tick = NULL;
+	prof_pause(&engine);
 	if (kp.buf)
 		memset(kp.buf, 0, kpdata_size());
 	kp.saturated = 0;
-	prof_tick = was;
+	prof_resume(&engine);
 }
 
 static int start(void)
@@ -104,7 +102,7 @@ static int start(void)
 	if (!kp.buf && alloc_buf() < 0)
 		return -ENOMEM;
 	kp.on = true;
-	prof_tick = kprof_sample;
+	prof_enable(&engine);
 	return 0;
 }
 
@@ -115,7 +113,7 @@ static void stop(void)
 		strlcpy(kp.note, " (stop while off: no change)", sizeof kp.note);
 		return;
 	}
-	prof_tick = NULL;
+	prof_disable(&engine);
 	kp.on = false;
 }
 
@@ -124,51 +122,33 @@ void kprof_init(uint32_t res)
 	kp.text_start = (uint32_t)_text_start;
 	kp.res = res;
 	kp.nbins = nbins_for(res);
+	prof_register(&engine);
 	devfs_register(&kprofdev);
 }
 
-static bool word_is(const char *w, uint32_t n, const char *s)
+/* applies one kpctl command (bytes already in the kernel); 0 or -errno */
+static int kprof_ctl(const char *cmd, uint32_t n)
 {
-	return strlen(s) == n && strncmp(w, s, n) == 0;
-}
-
-int kprof_ctl(const char *cmd, uint32_t n)
-{
-	const char *arg = NULL;
-	uint32_t wlen = 0, alen = 0, v = 0;
+	struct ctlmsg m;
+	uint32_t v = 0;
 	int r = 0;
 
-	if (n > 0 && cmd[n - 1] == '\n')
-		n--;
-	if (n == 0 || n > KPCTL_MAXLEN)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		if (cmd[i] < ' ' || cmd[i] > '~')
-			return -EINVAL;
-	while (wlen < n && cmd[wlen] != ' ')
-		wlen++;
-	if (wlen < n) {
-		arg = cmd + wlen + 1;
-		alen = n - wlen - 1;
-		if (!parse_uint(arg, alen, &v))
-			return -EINVAL;
-	}
-
-	if (word_is(cmd, wlen, KPCTL_START) && !arg)
+	if ((r = ctl_parse(cmd, n, KPCTL_MAXLEN, &m)) < 0)
+		return r;
+	if (ctl_cmd(&m, KPCTL_START, 0))
 		r = start();
-	else if (word_is(cmd, wlen, KPCTL_STOP) && !arg)
+	else if (ctl_cmd(&m, KPCTL_STOP, 0))
 		stop();
-	else if (word_is(cmd, wlen, KPCTL_STARTCLR) && !arg) {
+	else if (ctl_cmd(&m, KPCTL_STARTCLR, 0)) {
 		clear();
 		if (!kp.on)
 			r = start();
-	} else if (word_is(cmd, wlen, KPCTL_CLEAR) && !arg)
+	} else if (ctl_cmd(&m, KPCTL_CLEAR, 0))
 		clear();
-	else if (word_is(cmd, wlen, KPCTL_HZ) && arg) {
-		if (v < PIT_MIN_HZ || v > PIT_MAX_HZ)
-			return -EINVAL;
-		clock_set_hz(v);
-	} else if (word_is(cmd, wlen, KPCTL_RES) && arg) {
+	else if (ctl_cmd(&m, KPCTL_HZ, 1) && ctl_uint(&m, 1, &v)) {
+		if ((r = prof_set_hz(&engine, v)) < 0)
+			return r;
+	} else if (ctl_cmd(&m, KPCTL_RES, 1) && ctl_uint(&m, 1, &v)) {
 		if (kp.on || v > KPROF_RES_MAX)
 			return -EINVAL;
 		if (v != kp.res) {
@@ -182,9 +162,9 @@ int kprof_ctl(const char *cmd, uint32_t n)
 	} else
 		return -EINVAL;
 	if (r == 0) {
-		if (!word_is(cmd, wlen, KPCTL_START) && !word_is(cmd, wlen, KPCTL_STOP))
+		if (!ctl_is(&m, 0, KPCTL_START) && !ctl_is(&m, 0, KPCTL_STOP))
 			kp.note[0] = 0;
-		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)n, cmd);
+		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)m.n, cmd);
 	}
 	return r;
 }

@@ -42,3 +42,8 @@ void pic_eoi(int irq)
 		outb(PIC2_CMD, 0x20);
 	outb(PIC1_CMD, 0x20);
 }
+
+void arch_irq_enable(int irq)
+{
+	pic_enable(irq);
+}

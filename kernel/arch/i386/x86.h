@@ -56,6 +56,7 @@ static inline uint32_t read_cr3(void)
 }
 
 #define FL_IF 0x200
+#define FL_TF 0x100     /* trap flag: a #DB after every instruction */
 
 /* segment selectors (gdt.c) */
 #define SEG_KCODE 1

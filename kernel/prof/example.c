@@ -1,0 +1,52 @@
+/* The example engine of kernel/prof/README.md: counts the clock samples
+ * each process gets and prints them when it exits, beside the ticks the
+ * clock charged to it. Boot with prof.example to turn it on. */
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
+#include "prof/prof.h"
+
+struct counts {
+	uint32_t all, user, lost;
+};
+static struct counts counts[NPROC];
+static struct prof_engine example;
+
+static void ARCH_FASTCALL example_sample(const struct prof_sample *s)
+{
+	struct counts *c;
+
+	if (!s->p)
+		return;                 /* the idle loop: no process to charge */
+	c = s->p->prof->slot[example.id];
+	prof_add_sat(&c->all, s->weight, &c->lost);
+	if (s->user)
+		prof_add_sat(&c->user, s->weight, &c->lost);
+}
+
+static void example_spawn(struct proc *p, const struct elf_image *img)
+{
+	(void)img;
+	p->prof->slot[example.id] = memset(&counts[p - procs], 0, sizeof counts[0]);
+}
+
+static void example_exit(struct proc *p)
+{
+	struct counts *c = p->prof->slot[example.id];
+
+	if (example.on)
+		kprintf("example: pid %d (%s): %u samples, %u in user mode; clock charged %u ticks\n",
+			p->pid, p->name, c->all, c->user, p->uticks + p->kticks);
+}
+
+static struct prof_engine example = {
+	.name = "example", .sample = example_sample,
+	.spawn = example_spawn, .exit = example_exit,
+};
+
+void example_init(bool on)
+{
+	prof_register(&example);
+	if (on)
+		prof_enable(&example);
+}
