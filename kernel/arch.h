@@ -22,7 +22,6 @@ void arch_enable_interrupts(void);
 bool arch_interrupts_enabled(void);
 void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
 
-uint64_t arch_read_tsc(void);
 uint32_t arch_tsc_khz(void);           /* calibrated against the PIT at boot */
 void arch_poweroff(int code) __attribute__((noreturn));
 

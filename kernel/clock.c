@@ -13,7 +13,8 @@ volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later o
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
-static uint64_t tick_cycles, two_ticks;    /* TSC cycles in one and two periods */
+static uint64_t tick_cycles;
+static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
 
@@ -30,7 +31,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
-	two_ticks = 2 * tick_cycles;
+	two_ticks = (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
 	last_edge = 0;
 	if (old && old != hz_mhz) {
 		next_wake = ~0ull;
@@ -100,11 +101,11 @@ static void wake_sleepers(void)
  * (by less than a period) is not one. The usual case, a tick within two
  * periods of the last, costs a compare: the division runs only when ticks
  * were really merged. */
-static uint32_t merged_ticks(void)
+__attribute__((noinline)) static uint32_t merged_slow(uint64_t now)
 {
-	uint64_t now = arch_read_tsc(), n;
+	uint64_t n;
 
-	if (__builtin_expect(now - last_edge < two_ticks, 1) || !last_edge || !tick_cycles) {
+	if (!last_edge || !tick_cycles || now - last_edge < 2 * tick_cycles) {
 		last_edge = now;        /* resynchronise on a tick that came on time */
 		return 0;
 	}
@@ -112,6 +113,21 @@ static uint32_t merged_ticks(void)
 	last_edge += n * tick_cycles;
 	lost_ticks += (uint32_t)(n - 1);
 	return (uint32_t)(n - 1);
+}
+
+/* The test on every tick is on the low 32 bits of the TSC: the gap since
+ * the last edge is below two periods (at most a few hundred million
+ * cycles) unless ticks were merged, and only a gap of 2^32 cycles, seconds
+ * with interrupts off, could pass for a short one. */
+static inline uint32_t merged_ticks(void)
+{
+	uint64_t now = arch_read_tsc();
+
+	if (__builtin_expect((uint32_t)now - (uint32_t)last_edge < two_ticks, 1)) {
+		last_edge = now;
+		return 0;
+	}
+	return merged_slow(now);
 }
 
 /* The lost ticks still count as time, and the profiler gets them as the
@@ -125,7 +141,7 @@ void clock_intr(struct trapframe *tf)
 	bool user = arch_frame_user(tf);
 
 	ticks += n;
-	prof_clock_tick(tf, p, n);
+	prof_clock_tick(tf, p, user, n);
 	if (p) {
 		if (user)
 			p->uticks += n;

@@ -2,8 +2,11 @@
  * KTAP and power the machine off with a status that says pass or fail. */
 #include "abi/qemu_exit.h"
 #include "arch.h"
+#include "abi/errno.h"
 #include "cmdline.h"
+#include "ctl.h"
 #include "kalloc.h"
+#include "ktest.h"
 #include "lib.h"
 #include "multiboot.h"
 #include "prof/prof.h"
@@ -11,14 +14,12 @@
 
 static int failures, checks;
 
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(bool ok, const char *what, int line)
+void ktest_check(bool ok, const char *what, const char *file, int line)
 {
 	checks++;
 	if (!ok) {
 		failures++;
-		kprintf("    # check failed: %s (ktest.c:%d)\n", what, line);
+		kprintf("    # check failed: %s (%s:%d)\n", what, file, line);
 	}
 }
 
@@ -215,6 +216,30 @@ static void t_multiboot(void)
 	CHECK(bi.errors == 1 && bi.navail == 0);
 }
 
+/* control messages: words split on single spaces, one newline allowed */
+static void t_ctl(void)
+{
+	struct ctlmsg m;
+	uint32_t v;
+
+	CHECK(ctl_parse("hz 100\n", 7, 64, &m) == 0 && m.nw == 2 && m.n == 6);
+	CHECK(ctl_cmd(&m, "hz", 1) && !ctl_cmd(&m, "hz", 0) && ctl_uint(&m, 1, &v) && v == 100);
+	CHECK(!ctl_uint(&m, 0, &v) && !ctl_uint(&m, 2, &v) && !ctl_is(&m, 2, "x"));
+	CHECK(ctl_parse("start", 5, 64, &m) == 0 && ctl_cmd(&m, "start", 0));
+	CHECK(!ctl_cmd(&m, "star", 0) && !ctl_cmd(&m, "starts", 0));
+	CHECK(ctl_parse("", 0, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("\n", 1, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("\n\n", 2, 64, &m) == -EINVAL);
+	CHECK(ctl_parse(" stop", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("stop ", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("hz  5", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("hz\t5", 4, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("a\x80", 2, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("start", 5, 4, &m) == -EINVAL);             /* over max */
+	CHECK(ctl_parse("a b c d e f g h", 15, 64, &m) == 0 && m.nw == 8);
+	CHECK(ctl_parse("a b c d e f g h i", 17, 64, &m) == -EINVAL);
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -227,6 +252,9 @@ static const struct {
 	{ t_strings, "strings" },
 	{ t_saturate, "saturating_counter" },
 	{ t_multiboot, "multiboot_parser" },
+	{ t_ctl, "control_messages" },
+	{ ktest_prof_engines, "profiling_engines" },
+	{ ktest_stack_walk, "stack_walk" },
 };
 
 void ktest_run(void)

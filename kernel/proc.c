@@ -24,11 +24,6 @@ static int nextpid = 1;
 void clock_new_slice(void);
 extern void trapret(void);
 
-bool proc_killed(void)
-{
-	return current_proc && current_proc->killed;
-}
-
 int proc_count(void)
 {
 	int n = 0;

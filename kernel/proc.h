@@ -42,7 +42,8 @@ void freeproc(struct proc *p);
 extern struct proc *current_proc;
 /* the running process; NULL in the scheduler/idle loop */
 static inline struct proc *curproc(void) { return current_proc; }
-bool proc_killed(void);
+/* the running process has been killed */
+static inline bool proc_killed(void) { return current_proc && current_proc->killed; }
 void proc_exit(int status) __attribute__((noreturn));
 void scheduler(void) __attribute__((noreturn));
 void yield(void);

@@ -25,8 +25,9 @@ const char *kernel_build_id(void);
 static const struct dev kprofdev;
 
 static struct {
-	uint32_t *buf;          /* KPDATA_HDR_WORDS + nbins counters, or NULL */
-	uint32_t *bins;         /* buf + KPDATA_HDR_WORDS */
+	uint32_t total, kernel; /* kpdata's first two words; here, not in buf,
+	                         * so the sample adds to them without a load */
+	uint32_t *bins;         /* the nbins counters, or NULL until first start */
 	uint32_t npages;        /* pages behind buf */
 	uint32_t nbins, res;
 	uint32_t text_start;
@@ -39,17 +40,26 @@ static struct {
 /* The sample, at interrupt time: count the tick, and if the PC was in the
  * kernel, its bin. Counters saturate at KPDATA_MAX. */
 __attribute__((optimize("omit-frame-pointer")))      /* a leaf: no frame to walk */
-static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
+__attribute__((noinline))
+static void ARCH_FASTCALL kprof_kernel(uint32_t pc, uint32_t w)
 {
-	uint32_t *b = kp.buf, i;
+	uint32_t i = (pc - kp.text_start) >> kp.res;
 
-	prof_add_sat(&b[KPDATA_TOTAL], s->weight, &kp.saturated);
-	if (s->user)
-		return;
-	prof_add_sat(&b[KPDATA_KERNEL], s->weight, &kp.saturated);
-	i = (s->pc - kp.text_start) >> kp.res;
+	prof_add_sat(&kp.kernel, w, &kp.saturated);
 	if (i < kp.nbins)
-		prof_add_sat(&kp.bins[i], s->weight, &kp.saturated);
+		prof_add_sat(&kp.bins[i], w, &kp.saturated);
+}
+
+/* A user-mode tick only counts: its path is kept free of anything that
+ * needs a saved register. */
+static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	uint32_t w = prof_weight(flags);
+	(void)p;
+
+	prof_add_sat(&kp.total, w, &kp.saturated);
+	if (!prof_user(flags))
+		kprof_kernel(pc, w);
 }
 
 static struct prof_engine engine = {
@@ -68,15 +78,19 @@ static uint32_t kpdata_size(void)
 	return KPDATA_WORD * (KPDATA_HDR_WORDS + kp.nbins);
 }
 
+static uint32_t buf_size(void)
+{
+	return KPDATA_WORD * kp.nbins;
+}
+
 static int alloc_buf(void)
 {
-	uint32_t npages = ROUNDUP(kpdata_size(), 4096) / 4096;
+	uint32_t npages = ROUNDUP(buf_size(), PGSIZE) / PGSIZE;
 	uint32_t *b = kalloc_contig(npages);
 
 	if (!b)
 		return -ENOMEM;
-	kp.buf = b;
-	kp.bins = b + KPDATA_HDR_WORDS;
+	kp.bins = b;
 	kp.npages = npages;
 	return 0;
 }
@@ -86,8 +100,9 @@ static int alloc_buf(void)
 static void clear(void)
 {
 	prof_pause(&engine);
-	if (kp.buf)
-		memset(kp.buf, 0, kpdata_size());
+	if (kp.bins)
+		memset(kp.bins, 0, buf_size());
+	kp.total = kp.kernel = 0;
 	kp.saturated = 0;
 	prof_resume(&engine);
 }
@@ -99,7 +114,7 @@ static int start(void)
 		strlcpy(kp.note, " (start while on: no change)", sizeof kp.note);
 		return 0;
 	}
-	if (!kp.buf && alloc_buf() < 0)
+	if (!kp.bins && alloc_buf() < 0)
 		return -ENOMEM;
 	kp.on = true;
 	prof_enable(&engine);
@@ -152,9 +167,10 @@ static int kprof_ctl(const char *cmd, uint32_t n)
 		if (kp.on || v > KPROF_RES_MAX)
 			return -EINVAL;
 		if (v != kp.res) {
-			if (kp.buf)
-				kfree_contig(kp.buf, kp.npages);
-			kp.buf = kp.bins = NULL;
+			if (kp.bins)
+				kfree_contig(kp.bins, kp.npages);
+			kp.bins = NULL;
+			kp.total = kp.kernel = 0;
 			kp.res = v;
 			kp.nbins = nbins_for(v);
 			kp.saturated = 0;
@@ -197,12 +213,12 @@ static int kpdata_open(struct file *f)
 	for (uint32_t i = 0; i < kp.nbins; i += NELEM(chunk)) {
 		uint32_t k = MIN(NELEM(chunk), kp.nbins - i);
 		for (uint32_t j = 0; j < k; j++)
-			chunk[j] = kp.buf ? be32(kp.bins[i + j]) : 0;
+			chunk[j] = kp.bins ? be32(kp.bins[i + j]) : 0;
 		if (snap_write(f, KPDATA_WORD * (KPDATA_HDR_WORDS + i), chunk, 4 * k) < 0)
 			goto nomem;
 	}
-	chunk[KPDATA_KERNEL] = kp.buf ? be32(kp.buf[KPDATA_KERNEL]) : 0;
-	chunk[KPDATA_TOTAL] = kp.buf ? be32(kp.buf[KPDATA_TOTAL]) : 0;
+	chunk[KPDATA_KERNEL] = be32(kp.kernel);
+	chunk[KPDATA_TOTAL] = be32(kp.total);
 	if (snap_write(f, 0, chunk, KPDATA_WORD * KPDATA_HDR_WORDS) < 0)
 		goto nomem;
 	f->privsize = size;
@@ -224,8 +240,8 @@ static int kpinfo_open(struct file *f)
 	text_add(&t, "%s %u\n", KPINFO_RES, kp.res);
 	text_add(&t, "%s %u\n", KPINFO_NBINS, kp.nbins);
 	text_add(&t, "%s %u.%03u\n", KPINFO_HZ, mhz / 1000, mhz % 1000);
-	text_add(&t, "%s %u\n", KPINFO_TICKS, kp.buf ? kp.buf[KPDATA_TOTAL] : 0);
-	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.buf ? kp.buf[KPDATA_KERNEL] : 0);
+	text_add(&t, "%s %u\n", KPINFO_TICKS, kp.total);
+	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.kernel);
 	text_add(&t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
 	text_add(&t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
 	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);

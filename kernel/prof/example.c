@@ -12,16 +12,17 @@ struct counts {
 static struct counts counts[NPROC];
 static struct prof_engine example;
 
-static void ARCH_FASTCALL example_sample(const struct prof_sample *s)
+static void ARCH_FASTCALL example_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct counts *c;
 
-	if (!s->p)
+	(void)pc;
+	if (!p)
 		return;                 /* the idle loop: no process to charge */
-	c = s->p->prof->slot[example.id];
-	prof_add_sat(&c->all, s->weight, &c->lost);
-	if (s->user)
-		prof_add_sat(&c->user, s->weight, &c->lost);
+	c = p->prof->slot[example.id];
+	prof_add_sat(&c->all, prof_weight(flags), &c->lost);
+	if (prof_user(flags))
+		prof_add_sat(&c->user, prof_weight(flags), &c->lost);
 }
 
 static void example_spawn(struct proc *p, const struct elf_image *img)

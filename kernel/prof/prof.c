@@ -37,7 +37,7 @@ static bool sampling(const struct prof_engine *e)
 	return e->on && !e->paused;
 }
 
-static void ARCH_FASTCALL fanout(const struct prof_sample *s);
+static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
 
 /* Makes live[] and prof_tick agree with the engines' flags. Interrupts off. */
 static void rebuild(void)
@@ -63,12 +63,12 @@ static void rebuild(void)
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
 }
 
-static void ARCH_FASTCALL fanout(const struct prof_sample *s)
+static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	in_fanout = true;
 	for (int i = 0; i < nlive; i++)
 		if (sampling(live[i]))
-			live[i]->sample(s);
+			live[i]->sample(pc, p, flags);
 	in_fanout = false;
 	if (rebuild_pending) {
 		rebuild_pending = false;
@@ -119,6 +119,13 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 	clock_set_hz(hz);
 	splx(s);
 	return 0;
+}
+
+/* the counter wrapped to *c: *c + 1 went past the top */
+__attribute__((cold)) void ARCH_FASTCALL prof_saturate(uint32_t *c, uint32_t *lost)
+{
+	*lost += *c + 1;
+	*c = 0xFFFFFFFFu;
 }
 
 void prof_spawn(struct proc *p, const struct elf_image *img)

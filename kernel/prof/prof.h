@@ -11,18 +11,23 @@
 struct proc;
 struct elf_image;
 
-/* One clock tick, as every engine sees it. The clock builds it once. */
-struct prof_sample {
-	uint32_t pc;            /* interrupted PC; a tick held back by splhi()
-	                         * is charged to splpc, where interrupts went off */
-	uint32_t weight;        /* 1, plus the ticks merged into this one while
-	                         * interrupts were off */
-	struct proc *p;         /* the running process; NULL in the idle loop */
-	struct trapframe *tf;   /* the interrupted frame, for stack walks */
-	bool user;              /* the tick interrupted user mode */
-};
+/* One clock tick, as every engine sees it. The clock builds it once and
+ * every engine gets the same three values, in registers:
+ *   pc     the interrupted PC; a tick held back by splhi() is charged to
+ *          splpc, where interrupts went off
+ *   p      the running process; NULL in the idle loop
+ *   flags  the mode (PROF_USER: the tick interrupted user mode) and the
+ *          weight: 1, plus the ticks merged into this one while
+ *          interrupts were off
+ * An engine that walks stacks finds the user frame in p->tf (the frame of
+ * the trap that entered the kernel from user mode, for a kernel-mode tick
+ * too) and the kernel's through its own frame pointer. */
+#define PROF_USER        1u
+#define PROF_WEIGHT_SHIFT 1
+static inline bool prof_user(uint32_t flags) { return flags & PROF_USER; }
+static inline uint32_t prof_weight(uint32_t flags) { return flags >> PROF_WEIGHT_SHIFT; }
 
-typedef void (*prof_sample_fn)(const struct prof_sample *s) ARCH_FASTCALL;
+typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
 
 /* An engine: a table of functions, each optional but sample. The fields
  * after the line are prof.c's. */
@@ -73,22 +78,19 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz);
  * several do. Only prof.c writes it. */
 extern volatile prof_sample_fn prof_tick;
 
-/* The clock's per-tick call: builds the sample once and hands it on. */
-static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, uint32_t weight)
+/* The clock's per-tick call: builds the sample once and hands it on.
+ * Profiling off costs one load and one branch. */
+static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool user, uint32_t weight)
 {
 	prof_sample_fn fn = prof_tick;
-	struct prof_sample s;
+	uint32_t pc;
 
 	if (!fn)
 		return;
-	s.tf = tf;
-	s.p = p;
-	s.weight = weight;
-	s.user = arch_frame_user(tf);
-	s.pc = arch_frame_pc(tf);
-	if (!s.user && s.pc == (uint32_t)splx_landing)
-		s.pc = splpc;
-	fn(&s);
+	pc = arch_frame_pc(tf);
+	if (!user && pc == (uint32_t)splx_landing)
+		pc = splpc;
+	fn(pc, p, weight << PROF_WEIGHT_SHIFT | (user ? PROF_USER : 0));
 }
 
 void prof_spawn(struct proc *p, const struct elf_image *img);
@@ -106,16 +108,12 @@ static inline void prof_userret(struct proc *p, struct trapframe *tf)
 bool prof_debug_trap(struct proc *p, struct trapframe *tf);
 
 /* A counter that stops at 0xFFFFFFFF instead of wrapping; what did not
- * fit is added to *lost. */
+ * fit is added to *lost. The usual case is one add and a branch. */
+void prof_saturate(uint32_t *c, uint32_t *lost) ARCH_FASTCALL;
 static inline void prof_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 {
-	uint32_t v;
-
-	if (__builtin_expect(__builtin_add_overflow(*c, w, &v), 0)) {
-		*lost += v + 1;         /* what went past 0xFFFFFFFF */
-		v = 0xFFFFFFFFu;
-	}
-	*c = v;
+	if (__builtin_expect(arch_add_carry(c, w), 0))
+		prof_saturate(c, lost);
 }
 
 /* registers the engines built into the kernel (engines.h), at boot */

@@ -30,9 +30,9 @@ static char log[8192];
 static uint32_t loglen, logdropped;
 static struct prof_engine hooks, noop;
 
-static void ARCH_FASTCALL nothing(const struct prof_sample *s)
+static void ARCH_FASTCALL nothing(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	(void)s;
+	(void)pc, (void)p, (void)flags;
 }
 
 static void hooks_spawn(struct proc *p, const struct elf_image *img)

@@ -35,13 +35,6 @@ uint32_t arch_pit_set_hz(uint32_t hz)
 	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
 }
 
-uint64_t arch_read_tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* Counts TSC cycles across 10 ms of PIT channel 2 (one-shot, gate on
  * port 0x61), polling its output bit. Done once at boot. */
 void tsc_calibrate(void)
