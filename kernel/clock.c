@@ -3,6 +3,7 @@
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
 #include "arch.h"
+#include "clock.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"

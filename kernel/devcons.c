@@ -3,6 +3,7 @@
 #include "abi/errno.h"
 #include "abi/kprof.h"
 #include "arch.h"
+#include "clock.h"
 #include "console.h"
 #include "dev.h"
 #include "kalloc.h"

@@ -4,6 +4,7 @@
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "arch.h"
+#include "clock.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "proc.h"

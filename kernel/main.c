@@ -4,6 +4,7 @@
 #include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "arch.h"
+#include "clock.h"
 #include "cmdline.h"
 #include "console.h"
 #include "dev.h"

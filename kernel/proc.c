@@ -5,6 +5,7 @@
  * copy an address space only for exec to throw it away; spawn also makes
  * the shell's redirections explicit (the fd map) and keeps the process
  * limit check in one place. */
+#include "clock.h"
 #include "proc.h"
 #include "abi/errno.h"
 #include "abi/qemu_exit.h"
@@ -21,7 +22,6 @@ struct proc *current_proc;
 static struct context *sched_ctx;
 static int nextpid = 1;
 
-void clock_new_slice(void);
 extern void trapret(void);
 
 int proc_count(void)

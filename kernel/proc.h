@@ -58,15 +58,4 @@ int proc_spawn(const char *path, int argc, char *const argv[], struct file *cons
 const char *procstate_name(const struct proc *p);
 int proc_count(void);
 
-/* clock.c */
-extern volatile uint64_t ticks;
-extern volatile bool need_resched;
-extern volatile uint64_t next_wake;    /* earliest sleep(ms) deadline */
-void clock_init(uint32_t hz, uint32_t quantum_ms);
-uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
-uint32_t clock_hz_mhz(void);
-uint64_t clock_uptime_us(void);       /* across rate changes */
-uint64_t clock_ms_to_ticks(uint32_t ms);
-extern volatile uint32_t lost_ticks;
-
 #endif

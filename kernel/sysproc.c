@@ -4,6 +4,7 @@
 #include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "abi/syscall.h"
+#include "clock.h"
 #include "file.h"
 #include "kalloc.h"
 #include "lib.h"

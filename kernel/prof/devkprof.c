@@ -11,6 +11,7 @@
  * native order and turned big-endian only when kpdata is opened. */
 #include "abi/errno.h"
 #include "abi/kprof.h"
+#include "clock.h"
 #include "dev.h"
 #include "kalloc.h"
 #include "lib.h"

@@ -1,6 +1,7 @@
 /* The example engine of kernel/prof/README.md: counts the clock samples
  * each process gets and prints them when it exits, beside the ticks the
  * clock charged to it. Boot with prof.example to turn it on. */
+#include "clock.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"

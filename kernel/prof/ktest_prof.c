@@ -2,6 +2,7 @@
  * order, at interrupt time too, and the stack walks over bad chains. */
 #include "abi/errno.h"
 #include "abi/memlayout.h"
+#include "clock.h"
 #include "kalloc.h"
 #include "ktest.h"
 #include "lib.h"
@@ -53,17 +54,17 @@ void ktest_prof_engines(void)
 
 	prof_register(&eng_a);
 	prof_register(&eng_b);
-	CHECK(prof_tick == NULL);
+	CHECK(prof_sampler() == NULL);
 
 	/* one engine: the clock calls it directly */
 	prof_enable(&eng_a);
-	CHECK(prof_tick == sample_a);
+	CHECK(prof_sampler() == sample_a);
 	tick(0x1234, 1);
 	CHECK(seen_a.n == 1 && seen_a.pc == 0x1234 && seen_a.p == procs && !prof_user(seen_a.flags));
 
 	/* two: a fan-out, and both see the same sample, splpc applied once */
 	prof_enable(&eng_b);
-	CHECK(prof_tick != sample_a && prof_tick != sample_b && prof_tick != NULL);
+	CHECK(prof_sampler() != sample_a && prof_sampler() != sample_b && prof_sampler() != NULL);
 	splpc = 0x5678;
 	tick((uint32_t)splx_landing, 3);
 	CHECK(seen_a.pc == 0x5678 && seen_b.pc == 0x5678);
@@ -72,7 +73,7 @@ void ktest_prof_engines(void)
 
 	/* paused: no samples, and back */
 	prof_pause(&eng_b);
-	CHECK(prof_tick == sample_a);
+	CHECK(prof_sampler() == sample_a);
 	tick(0x1000, 1);
 	prof_resume(&eng_b);
 	tick(0x1000, 1);
@@ -83,7 +84,7 @@ void ktest_prof_engines(void)
 	a_hook = disable_b;
 	tick(0x2000, 1);
 	a_hook = NULL;
-	CHECK(seen_a.n == 5 && seen_b.n == 2 && prof_tick == sample_a);
+	CHECK(seen_a.n == 5 && seen_b.n == 2 && prof_sampler() == sample_a);
 
 	/* a switches b on inside its sample: b starts with the next tick */
 	a_hook = enable_b;
@@ -97,7 +98,7 @@ void ktest_prof_engines(void)
 	a_hook = disable_a;
 	tick(0x3000, 1);
 	a_hook = NULL;
-	CHECK(seen_a.n == 8 && seen_b.n == 4 && prof_tick == sample_b);
+	CHECK(seen_a.n == 8 && seen_b.n == 4 && prof_sampler() == sample_b);
 	tick(0x3000, 1);
 	CHECK(seen_a.n == 8 && seen_b.n == 5);
 
@@ -109,7 +110,7 @@ void ktest_prof_engines(void)
 	CHECK(prof_set_hz(&eng_b, 18) == -EINVAL);
 	prof_disable(&eng_b);
 	CHECK(prof_set_hz(&eng_a, 500) == 0);
-	CHECK(prof_tick == NULL);
+	CHECK(prof_sampler() == NULL);
 	tick(0x4000, 1);
 	CHECK(seen_a.n == 8 && seen_b.n == 5);
 	splpc = was_splpc;

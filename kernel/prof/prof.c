@@ -14,6 +14,7 @@
  * live[]; rebuilding it under the walk's feet could skip or repeat an
  * engine, so the fan-out defers the rebuild to its end and, meanwhile,
  * calls only engines still marked live. */
+#include "clock.h"
 #include "prof/prof.h"
 #include "abi/errno.h"
 #include "abi/kprof.h"
@@ -74,6 +75,11 @@ static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 		rebuild_pending = false;
 		rebuild();
 	}
+}
+
+prof_sample_fn prof_sampler(void)
+{
+	return prof_tick;
 }
 
 void prof_register(struct prof_engine *e)

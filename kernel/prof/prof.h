@@ -77,6 +77,7 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz);
  * engine's own sample function while exactly one does, the fan-out while
  * several do. Only prof.c writes it. */
 extern volatile prof_sample_fn prof_tick;
+prof_sample_fn prof_sampler(void);      /* prof_tick, for tests */
 
 /* The clock's per-tick call: builds the sample once and hands it on.
  * Profiling off costs one load and one branch. */

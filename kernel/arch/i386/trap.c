@@ -3,6 +3,7 @@
  * faults end only the faulting process. */
 #include "arch.h"
 #include "abi/syscall.h"
+#include "clock.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"
@@ -15,7 +16,6 @@
 
 void pic_eoi(int irq);
 void uart_intr(void);
-void clock_intr(struct trapframe *tf);   /* clock.c */
 void syscall(struct trapframe *tf);      /* syscall.c */
 
 static const char *const trapnames[32] = {
