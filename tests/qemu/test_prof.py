@@ -90,8 +90,8 @@ def prof_rate_owner(m):
     m.halt()
 
 
-@test("kprof_tick_count", timeout=120, cmdline="prof.test", icount=True)
-def kprof_tick_count(m):
+@test("kprof_count_vs_clock", timeout=120, cmdline="prof.test", icount=True)
+def kprof_count_vs_clock(m):
     """devkprof counts each tick once: its total equals the clock's own
     tick count over the same span, read from /dev/sysstat by the same
     command line. A kernel that counted every sample twice, or half of
