@@ -141,8 +141,11 @@ void clock_intr(struct trapframe *tf)
 	uint32_t n = 1 + merged_ticks();
 	bool user = arch_frame_user(tf);
 
-	ticks += n;
+	uint64_t now;
+
 	prof_clock_tick(tf, p, user, n);
+	now = ticks + n;                /* ticks is volatile: one load, one store */
+	ticks = now;
 	if (p) {
 		if (user)
 			p->uticks += n;
@@ -152,7 +155,7 @@ void clock_intr(struct trapframe *tf)
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
 	}
-	if (ticks >= next_wake)
+	if (now >= next_wake)
 		wake_sleepers();
 	if (p && user && need_resched)
 		yield();

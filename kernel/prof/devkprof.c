@@ -39,28 +39,21 @@ static struct {
 } kp;
 
 /* The sample, at interrupt time: count the tick, and if the PC was in the
- * kernel, its bin. Counters saturate at KPDATA_MAX. */
-__attribute__((optimize("omit-frame-pointer")))      /* a leaf: no frame to walk */
-__attribute__((noinline))
-static void ARCH_FASTCALL kprof_kernel(uint32_t pc, uint32_t w)
-{
-	uint32_t i = (pc - kp.text_start) >> kp.res;
-
-	prof_add_sat(&kp.kernel, w, &kp.saturated);
-	if (i < kp.nbins)
-		prof_add_sat(&kp.bins[i], w, &kp.saturated);
-}
-
-/* A user-mode tick only counts: its path is kept free of anything that
- * needs a saved register. */
+ * kernel, its bin. Counters saturate at KPDATA_MAX. No frame: nothing
+ * walks the stack from in here, and a frame would cost every tick. */
+__attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	uint32_t w = prof_weight(flags);
+	uint32_t w = prof_weight(flags), i;
 	(void)p;
 
 	prof_add_sat(&kp.total, w, &kp.saturated);
-	if (!prof_user(flags))
-		kprof_kernel(pc, w);
+	if (prof_user(flags))
+		return;
+	prof_add_sat(&kp.kernel, w, &kp.saturated);
+	i = (pc - kp.text_start) >> kp.res;
+	if (i < kp.nbins)
+		prof_add_sat(&kp.bins[i], w, &kp.saturated);
 }
 
 static struct prof_engine engine = {

@@ -127,13 +127,6 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 	return 0;
 }
 
-/* the counter wrapped to *c: *c + 1 went past the top */
-__attribute__((cold)) void ARCH_FASTCALL prof_saturate(uint32_t *c, uint32_t *lost)
-{
-	*lost += *c + 1;
-	*c = 0xFFFFFFFFu;
-}
-
 void prof_spawn(struct proc *p, const struct elf_image *img)
 {
 	p->prof = &pstate[p - procs];

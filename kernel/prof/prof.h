@@ -16,16 +16,16 @@ struct elf_image;
  *   pc     the interrupted PC; a tick held back by splhi() is charged to
  *          splpc, where interrupts went off
  *   p      the running process; NULL in the idle loop
- *   flags  the mode (PROF_USER: the tick interrupted user mode) and the
- *          weight: 1, plus the ticks merged into this one while
- *          interrupts were off
+ *   flags  the mode (PROF_KERNEL: the tick interrupted kernel mode) and
+ *          the weight: 1, plus the ticks merged into this one while
+ *          interrupts were off. A user-mode tick's flags are its weight
+ *          alone, which keeps the common case cheapest.
  * An engine that walks stacks finds the user frame in p->tf (the frame of
  * the trap that entered the kernel from user mode, for a kernel-mode tick
  * too) and the kernel's through its own frame pointer. */
-#define PROF_USER        1u
-#define PROF_WEIGHT_SHIFT 1
-static inline bool prof_user(uint32_t flags) { return flags & PROF_USER; }
-static inline uint32_t prof_weight(uint32_t flags) { return flags >> PROF_WEIGHT_SHIFT; }
+#define PROF_KERNEL 0x80000000u
+static inline bool prof_user(uint32_t flags) { return !(flags & PROF_KERNEL); }
+static inline uint32_t prof_weight(uint32_t flags) { return flags & ~PROF_KERNEL; }
 
 typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
 
@@ -89,9 +89,13 @@ static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool us
 	if (!fn)
 		return;
 	pc = arch_frame_pc(tf);
-	if (!user && pc == (uint32_t)splx_landing)
+	if (user) {
+		fn(pc, p, weight);
+		return;
+	}
+	if (pc == (uint32_t)splx_landing)
 		pc = splpc;
-	fn(pc, p, weight << PROF_WEIGHT_SHIFT | (user ? PROF_USER : 0));
+	fn(pc, p, weight | PROF_KERNEL);
 }
 
 void prof_spawn(struct proc *p, const struct elf_image *img);
@@ -109,12 +113,10 @@ static inline void prof_userret(struct proc *p, struct trapframe *tf)
 bool prof_debug_trap(struct proc *p, struct trapframe *tf);
 
 /* A counter that stops at 0xFFFFFFFF instead of wrapping; what did not
- * fit is added to *lost. The usual case is one add and a branch. */
-void prof_saturate(uint32_t *c, uint32_t *lost) ARCH_FASTCALL;
+ * fit is added to *lost. */
 static inline void prof_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 {
-	if (__builtin_expect(arch_add_carry(c, w), 0))
-		prof_saturate(c, lost);
+	arch_add_sat(c, w, lost);
 }
 
 /* registers the engines built into the kernel (engines.h), at boot */

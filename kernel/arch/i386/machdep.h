@@ -18,14 +18,24 @@ static inline uint64_t arch_read_tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* *c += w; true if it carried out of 32 bits. One add to memory, the
- * carry left in the flags for the caller's branch. */
-static inline bool arch_add_carry(uint32_t *c, uint32_t w)
+/* *c += w, stopping at 0xFFFFFFFF instead of wrapping; what did not fit
+ * is added to *lost. The usual case is one add and a branch not taken.
+ * The rare case is out of line and borrows w's register through two
+ * exchanges, so the caller keeps no register free for it. */
+static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 {
-	bool carry;
-
-	__asm__("addl %2, %0" : "+m"(*c), "=@ccc"(carry) : "r"(w));
-	return carry;
+	__asm__("addl %2, %0\n\t"
+		"jc 2f\n"
+		"1:\n\t"
+		".pushsection .text.unlikely\n"
+		"2:\txchgl %2, %0\n\t"      /* w's register = the wrapped v */
+		"incl %2\n\t"                /* v + 1 did not fit */
+		"addl %2, %1\n\t"
+		"xchgl %2, %0\n\t"           /* w is back */
+		"movl $-1, %0\n\t"
+		"jmp 1b\n\t"
+		".popsection"
+		: "+m"(*c), "+m"(*lost) : "r"(w) : "cc");
 }
 
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
