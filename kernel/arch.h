@@ -19,11 +19,11 @@ uint32_t splhi(void);
 void splx(uint32_t s);
 extern volatile uint32_t splpc;
 void arch_enable_interrupts(void);
-bool arch_interrupts_enabled(void);
 void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
 
 uint64_t arch_read_tsc(void);
 uint32_t arch_tsc_khz(void);           /* calibrated against the PIT at boot */
+void arch_tsc_calibrate(void);         /* at boot: measures the TSC rate */
 void arch_poweroff(int code) __attribute__((noreturn));
 
 /* 8254 PIT channel 0. Returns the achieved rate in millihertz. */
@@ -64,12 +64,10 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa);
 void arch_unmap_user(uint32_t *pgdir, uint32_t va);   /* frees the page */
 /* physical address of the user page at va, or 0 if not mapped user */
 uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
-uint32_t arch_fault_addr(void);        /* cr2 */
 
 /* the kernel stack used on a trap from user mode */
 void arch_set_kernel_stack(uint32_t top);
 /* builds the first frame of a new process on its kernel stack */
-struct context;
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp);
 
 #endif

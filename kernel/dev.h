@@ -45,6 +45,7 @@ bool text_begin(struct textbuf *t);
 void text_add(struct textbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int text_finish(struct textbuf *t, struct file *f);   /* snap_open + free */
 
-void devcons_init(void);
+void devcons_init(void);        /* devcons.c: cons, null, eia1 */
+void sysstat_init(void);        /* sysstat.c: sysstat */
 
 #endif

@@ -2,6 +2,7 @@
  * KTAP and power the machine off with a status that says pass or fail. */
 #include "abi/qemu_exit.h"
 #include "arch.h"
+#include "boottest.h"
 #include "cmdline.h"
 #include "kalloc.h"
 #include "lib.h"

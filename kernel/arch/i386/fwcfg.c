@@ -4,7 +4,6 @@
 #include "arch.h"
 #include "lib.h"
 #include "x86.h"
-#include "abi/qemu_exit.h"
 
 #define FW_CFG_SEL   0x510
 #define FW_CFG_DATA  0x511
@@ -53,12 +52,4 @@ int arch_fwcfg_read(const char *name, char *buf, int size)
 		}
 	}
 	return -1;
-}
-
-void arch_poweroff(int code)
-{
-	outb(QEMU_EXIT_PORT, (uint8_t)code);   /* isa-debug-exit: QEMU exits (code<<1)|1 */
-	/* not under QEMU with the exit device: stop here */
-	for (;;)
-		__asm__ volatile("cli; hlt");
 }

@@ -3,17 +3,16 @@
  * faults end only the faulting process. */
 #include "arch.h"
 #include "abi/syscall.h"
+#include "i386.h"
 #include "lib.h"
 #include "proc.h"
+#include "syscall.h"
 #include "x86.h"
 
 #define T_IRQ0 32
 #define T_PGFLT 14
 
-void pic_eoi(int irq);
-void uart_intr(void);
 void clock_intr(struct trapframe *tf);   /* clock.c */
-void syscall(struct trapframe *tf);      /* syscall.c */
 
 static const char *const trapnames[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -24,7 +23,7 @@ static const char *const trapnames[32] = {
 	"SIMD floating point", "virtualization", "control protection",
 };
 
-const char *trapname(uint32_t n)
+static const char *trapname(uint32_t n)
 {
 	if (n < 32)
 		return trapnames[n] ? trapnames[n] : "reserved";
@@ -87,11 +86,6 @@ void trap(struct trapframe *tf)
 	kernel_fault(tf);
 }
 
-uint32_t arch_fault_addr(void)
-{
-	return read_cr2();
-}
-
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
 {
 	memset(tf, 0, sizeof *tf);
@@ -105,9 +99,4 @@ void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
 void arch_enable_interrupts(void)
 {
 	__asm__ volatile("sti");
-}
-
-bool arch_interrupts_enabled(void)
-{
-	return read_eflags() & FL_IF;
 }
