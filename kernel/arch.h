@@ -69,5 +69,8 @@ uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
 void arch_set_kernel_stack(uint32_t top);
 /* builds the first frame of a new process on its kernel stack */
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp);
+/* the first context of a new process: switching to it goes to user mode
+ * through the trap frame just above it */
+void arch_context_init(struct context *ctx);
 
 #endif

@@ -47,20 +47,19 @@ __attribute__((noinline)) int kwork_copy(uint32_t n, uint32_t ubuf)
 	return r;
 }
 
-int sys_kwork(SYSARGS)
+int sys_kwork(uint32_t mode, uint32_t n)
 {
-	UNUSED_ARGS();
-	switch (a0) {
+	switch (mode) {
 	case KWORK_LOOP:
-		return (int)(kwork_loop(a1) & 0x7FFFFFFF);
+		return (int)(kwork_loop(n) & 0x7FFFFFFF);
 	case KWORK_CLI:
 		/* interrupts off for at most about 0.1 s of guest time a call */
-		if (a1 > KWORK_CLI_MAX)
+		if (n > KWORK_CLI_MAX)
 			return -EINVAL;
-		return (int)(kwork_cli(a1) & 0x7FFFFFFF);
+		return (int)(kwork_cli(n) & 0x7FFFFFFF);
 	case KWORK_COPY:
 		/* the page just below the top of the stack is always mapped */
-		return kwork_copy(a1, USER_TOP - PGSIZE);
+		return kwork_copy(n, USER_TOP - PGSIZE);
 	default:
 		return -EINVAL;
 	}

@@ -21,7 +21,6 @@ static struct context *sched_ctx;
 static int nextpid = 1;
 
 void clock_new_slice(void);
-extern void trapret(void);
 
 struct proc *curproc(void)
 {
@@ -81,10 +80,7 @@ struct proc *allocproc(void)
 	p->tf = (struct trapframe *)sp;
 	sp -= sizeof *p->ctx;
 	p->ctx = (struct context *)sp;
-	memset(p->ctx, 0, sizeof *p->ctx);
-	/* swtch pops the callee-saved registers and "returns" to trapret,
-	 * which irets into user mode with the frame spawn filled in */
-	p->ctx->eip = (uint32_t)trapret;
+	arch_context_init(p->ctx);
 	return p;
 }
 
