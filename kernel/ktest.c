@@ -1,5 +1,6 @@
 /* In-kernel unit tests, run by the command-line word `ktest`. They print
  * KTAP and power the machine off with a status that says pass or fail. */
+#include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "arch.h"
 #include "boottest.h"
@@ -28,7 +29,7 @@ static void t_cmdline(void)
 
 	cmdline_defaults(&c);
 	CHECK(cmdline_parse("", &c, false) == 0);
-	CHECK(c.hz == 1000 && c.quantum == 10 && c.kprof_res == 0 && !c.ktest);
+	CHECK(c.hz == HZ_DEFAULT && c.quantum == QUANTUM_DEFAULT && c.kprof_res == 0 && !c.ktest);
 
 	CHECK(cmdline_parse("hz=5000 quantum=20 kprof.res=3 ktest", &c, false) == 0);
 	CHECK(c.hz == 5000 && c.quantum == 20 && c.kprof_res == 3 && c.ktest);
@@ -38,9 +39,9 @@ static void t_cmdline(void)
 	CHECK(c.hz == 1000 && c.quantum == 7);
 
 	cmdline_defaults(&c);
-	CHECK(cmdline_parse("hz=abc", &c, false) == 1 && c.hz == 1000);
-	CHECK(cmdline_parse("hz=18", &c, false) == 1 && c.hz == 1000);        /* below 19 */
-	CHECK(cmdline_parse("hz=596592", &c, false) == 1 && c.hz == 1000);    /* above 1193182/2 */
+	CHECK(cmdline_parse("hz=abc", &c, false) == 1 && c.hz == HZ_DEFAULT);
+	CHECK(cmdline_parse("hz=18", &c, false) == 1 && c.hz == HZ_DEFAULT);        /* below 19 */
+	CHECK(cmdline_parse("hz=596592", &c, false) == 1 && c.hz == HZ_DEFAULT);    /* above 1193182/2 */
 	CHECK(cmdline_parse("hz=596591", &c, false) == 0 && c.hz == 596591);
 	CHECK(cmdline_parse("hz=", &c, false) == 1);
 	CHECK(cmdline_parse("hz", &c, false) == 1);
@@ -74,11 +75,11 @@ static void t_kalloc(void)
 	for (int i = 0; i < N; i++) {
 		pages[i] = kalloc();
 		CHECK(pages[i] != NULL);
-		CHECK((uint32_t)pages[i] % 4096 == 0);
+		CHECK((uint32_t)pages[i] % PGSIZE == 0);
 		CHECK((uint32_t)pages[i] >= (uint32_t)_kernel_end || (uint32_t)pages[i] < 0x100000);
 		CHECK((uint32_t)pages[i] >= 0x1000);
 		CHECK(((uint8_t *)pages[i])[123] == 0);     /* zero-filled */
-		memset(pages[i], 0xA5, 4096);
+		memset(pages[i], 0xA5, PGSIZE);
 		for (int j = 0; j < i; j++)
 			CHECK(pages[j] != pages[i]);
 	}
