@@ -3,9 +3,8 @@
  * convention), and the first context of a new process. */
 #include "arch.h"
 #include "lib.h"
+#include "i386.h"
 #include "syscall.h"
-
-extern void trapret(void);      /* vectors.asm: restores a trap frame, irets */
 
 uint32_t arch_syscall_num(const struct trapframe *tf)
 {

@@ -10,6 +10,9 @@ void pic_init(void);            /* pic.c: IRQ 0..15 to vectors 32..47, all maske
 void pic_enable(int irq);
 void pic_eoi(int irq);
 void uart_intr(void);           /* uart.c: COM1 input */
+struct trapframe;
+void trap(struct trapframe *tf);        /* trap.c: vectors.asm calls it for every trap */
+void trapret(void);             /* vectors.asm: restores a trap frame and irets */
 
 /* the 8254 PIT's I/O ports: channel 0 is the clock (pit.c), channel 2
  * times the TSC calibration (tsc.c) */
