@@ -90,6 +90,33 @@ static void t_kalloc(void)
 	CHECK(kalloc_total_pages() >= before);
 }
 
+/* n pages at consecutive addresses, zeroed, off the free count, and back */
+static void t_kalloc_contig(void)
+{
+	uint32_t before = kalloc_free_pages();
+	uint8_t *p = kalloc_contig(8), *q;
+
+	CHECK(p != NULL && (uint32_t)p % PGSIZE == 0);
+	CHECK(kalloc_free_pages() == before - 8);
+	if (p) {
+		bool zero = true;
+		for (uint32_t i = 0; i < 8 * PGSIZE; i++)
+			zero = zero && p[i] == 0;
+		CHECK(zero);
+		memset(p, 0x5A, 8 * PGSIZE);
+		/* none of its pages is handed out again */
+		q = kalloc();
+		CHECK(q != NULL && (q < p || q >= p + 8 * PGSIZE));
+		if (q)
+			kfree(q);
+		kfree_contig(p, 8);
+	}
+	CHECK(kalloc_free_pages() == before);
+	CHECK(kalloc_contig(0) == NULL);
+	CHECK(kalloc_contig(kalloc_total_pages() + 1) == NULL);
+	CHECK(kalloc_free_pages() == before);
+}
+
 static void t_ring(void)
 {
 	static uint8_t buf[8];
@@ -218,6 +245,7 @@ static const struct {
 	{ t_cmdline, "cmdline_parser" },
 	{ t_parse_uint, "parse_uint" },
 	{ t_kalloc, "page_allocator" },
+	{ t_kalloc_contig, "contiguous_pages" },
 	{ t_ring, "ring_buffer" },
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
