@@ -1,10 +1,12 @@
 /* In-kernel unit tests, run by the command-line word `ktest`. They print
  * KTAP and power the machine off with a status that says pass or fail. */
+#include "abi/errno.h"
 #include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "arch.h"
 #include "boottest.h"
 #include "cmdline.h"
+#include "dev.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "multiboot.h"
@@ -114,6 +116,46 @@ static void t_kalloc_contig(void)
 	CHECK(kalloc_free_pages() == before);
 	CHECK(kalloc_contig(0) == NULL);
 	CHECK(kalloc_contig(kalloc_total_pages() + 1) == NULL);
+	CHECK(kalloc_free_pages() == before);
+}
+
+/* Device text longer than a page arrives whole; an add that cannot be kept
+ * makes the open fail instead of cutting the text short. */
+static void t_textbuf(void)
+{
+	uint32_t before = kalloc_free_pages();
+	struct textbuf t;
+	struct file f;
+	char line[16], *big;
+
+	memset(&f, 0, sizeof f);
+	CHECK(text_begin(&t));
+	for (uint32_t i = 0; i < 3000; i++)
+		text_add(&t, "line %04u\n", i);         /* 10 bytes each: 30000 */
+	CHECK(text_finish(&t, &f) == 0);
+	CHECK(snap_size(&f) == 30000);
+	CHECK(snap_read(&f, line, 10, 4090) == 10 && memcmp(line, "line 0409\n", 10) == 0);
+	CHECK(snap_read(&f, line, 16, 29990) == 10 && memcmp(line, "line 2999\n", 10) == 0);
+	snap_close(&f);
+	CHECK(kalloc_free_pages() == before);
+
+	big = kalloc();
+	CHECK(big != NULL);
+	if (big) {
+		memset(big, 'x', 300);          /* longer than text_add's line buffer */
+		CHECK(text_begin(&t));
+		text_add(&t, "%s!", big);
+		CHECK(text_finish(&t, &f) == 0 && snap_size(&f) == 301);
+		CHECK(snap_read(&f, line, 2, 299) == 2 && memcmp(line, "x!", 2) == 0);
+		snap_close(&f);
+		memset(big, 'x', PGSIZE - 1);   /* one add of more than a page */
+		CHECK(text_begin(&t));
+		text_add(&t, "ok\n");
+		text_add(&t, "%s!", big);
+		text_add(&t, "after\n");
+		CHECK(text_finish(&t, &f) == -E2BIG);
+		kfree(big);
+	}
 	CHECK(kalloc_free_pages() == before);
 }
 
@@ -246,6 +288,7 @@ static const struct {
 	{ t_parse_uint, "parse_uint" },
 	{ t_kalloc, "page_allocator" },
 	{ t_kalloc_contig, "contiguous_pages" },
+	{ t_textbuf, "text_builder_grows" },
 	{ t_ring, "ring_buffer" },
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
