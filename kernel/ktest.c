@@ -11,6 +11,7 @@
 #include "lib.h"
 #include "multiboot.h"
 #include "ring.h"
+#include "uaccess.h"
 
 static int failures, checks;
 
@@ -159,6 +160,47 @@ static void t_textbuf(void)
 	CHECK(kalloc_free_pages() == before);
 }
 
+/* copyin_array at the edges of user space, in an address space with only
+ * the top user page mapped. */
+static void t_copyin_array(void)
+{
+	uint32_t before = kalloc_free_pages();
+	uint32_t *pd = arch_pgdir_new(), top = USER_TOP - PGSIZE;
+	uint8_t *page = kalloc(), dst[16];
+
+	CHECK(pd != NULL && page != NULL && arch_map_user(pd, top, (uint32_t)page));
+	for (int i = 0; i < PGSIZE; i++)
+		page[i] = (uint8_t)i;
+	/* the last bytes: end-1 and end-4 */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 1, 1, 1) == 0 && dst[0] == 0xFF);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 8, 2, 4) == 0 && dst[0] == 0xF8);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 4) == 0 && dst[15] == 15);
+	/* at and past the end, and across it */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP, 1, 1) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP + 1, 1, 1) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 4, 2, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 4, 1, 5) == -EFAULT);
+	/* wrap-around of the address, and kernel addresses */
+	CHECK(copyin_array_pgdir(pd, dst, 0xFFFFFFF8u, 4, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, 0x100000, 1, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_BASE - 4, 2, 4) == -EFAULT);
+	/* unmapped, and from an unmapped page into the mapped one */
+	CHECK(copyin_array_pgdir(pd, dst, top - 8, 1, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, top - 4, 2, 4) == -EFAULT);
+	/* n * size: 0x40000001 * 4 wraps to 4, which would copy one word */
+	CHECK(copyin_array_pgdir(pd, dst, top, 0x40000001u, 4) == -E2BIG);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 0x40000001u) == -E2BIG);
+	CHECK(copyin_array_pgdir(pd, dst, top, 0xFFFFFFFFu, 0xFFFFFFFFu) == -E2BIG);
+	/* nothing to copy, and an element of no size */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP, 0, 4) == 0);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 0) == -EINVAL);
+	/* no current process at boot: the current address space has no user part */
+	CHECK(copyin_array(dst, top, 1, 4) == -EFAULT);
+	if (pd)
+		arch_pgdir_free(pd);    /* frees the page too */
+	CHECK(kalloc_free_pages() == before);
+}
+
 static void t_ring(void)
 {
 	static uint8_t buf[8];
@@ -289,6 +331,7 @@ static const struct {
 	{ t_kalloc, "page_allocator" },
 	{ t_kalloc_contig, "contiguous_pages" },
 	{ t_textbuf, "text_builder_grows" },
+	{ t_copyin_array, "copyin_array_edges" },
 	{ t_ring, "ring_buffer" },
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
