@@ -76,7 +76,7 @@ demo: all
 	$(PYTHON) tests/qemu/demo.py
 
 test: all kprof-unit
-	$(PYTHON) tests/qemu/run.py
+	$(PYTHON) tests/qemu/run.py --no-make
 
 bench: all
 	$(PYTHON) tests/qemu/bench.py
