@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 void idt_init(void);            /* idt.c */
-void pic_init(void);            /* pic.c: IRQ 0..15 to vectors 32..47, all masked */
+void pic_init(void);            /* pic.c: IRQ 0..15 to vectors 32..47, masked */
 void pic_enable(int irq);
 void pic_eoi(int irq);
 void uart_intr(void);           /* uart.c: COM1 input */
