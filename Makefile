@@ -27,7 +27,7 @@ DEPS_OK :=
 CFLAGS  ?= -O2 -g
 XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
-	-Wall -Wextra -Werror -std=gnu11 -MD -MP -Iinclude
+	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 
 
@@ -76,7 +76,7 @@ demo: all
 	$(PYTHON) tests/qemu/demo.py
 
 test: all kprof-unit
-	$(PYTHON) tests/qemu/run.py
+	$(PYTHON) tests/qemu/run.py --no-make
 
 bench: all
 	$(PYTHON) tests/qemu/bench.py

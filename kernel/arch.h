@@ -19,10 +19,10 @@ uint32_t splhi(void);
 void splx(uint32_t s);
 extern volatile uint32_t splpc;
 void arch_enable_interrupts(void);
-bool arch_interrupts_enabled(void);
 void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
 
 uint32_t arch_tsc_khz(void);           /* calibrated against the PIT at boot */
+void arch_tsc_calibrate(void);         /* at boot: measures the TSC rate */
 void arch_poweroff(int code) __attribute__((noreturn));
 
 /* unmasks an interrupt line (0: the clock) */
@@ -54,13 +54,14 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa);
 void arch_unmap_user(uint32_t *pgdir, uint32_t va);   /* frees the page */
 /* physical address of the user page at va, or 0 if not mapped user */
 uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
-uint32_t arch_fault_addr(void);        /* cr2 */
 
 /* the kernel stack used on a trap from user mode */
 void arch_set_kernel_stack(uint32_t top);
 /* builds the first frame of a new process on its kernel stack */
-struct context;
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp);
+/* the first context of a new process: switching to it goes to user mode
+ * through the trap frame just above it */
+void arch_context_init(struct context *ctx);
 
 /* the debug trap and single-stepping, for the per-instruction profiler */
 void arch_single_step(struct trapframe *tf, bool on);

@@ -1,13 +1,11 @@
-/* The kernel command line (SPEC section 2): key=value words. */
+/* The kernel command line: key=value words (README.md lists them). */
 #ifndef CMDLINE_H
 #define CMDLINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HZ_DEFAULT      1000
-#define QUANTUM_DEFAULT 10      /* ms */
-#define QUANTUM_MAX     1000
+#include "abi/cmdline.h"
 
 struct bootcfg {
 	uint32_t hz;            /* requested PIT rate */

@@ -7,14 +7,13 @@
 #include "lib.h"
 #include "proc.h"
 #include "ring.h"
+#include "abi/console.h"
 #include "abi/errno.h"
-
-#define LINEMAX 256
 
 static uint8_t inbuf[4096];
 static struct ring input;       /* finished lines */
 static uint32_t nlines;         /* '\n's in input */
-static char line[LINEMAX];      /* the line being typed */
+static char line[CONS_LINEMAX];      /* the line being typed */
 static uint32_t linelen;
 static bool last_cr;
 static uint32_t neof;           /* ^D typed on an empty line, not yet read */
@@ -86,7 +85,7 @@ void console_rx(char c)
 		return;
 	}
 	if ((c >= ' ' && c < 0x7F) || c == '\t') {
-		if (linelen < LINEMAX - 1) {
+		if (linelen < CONS_LINEMAX - 1) {
 			line[linelen++] = c;
 			char s[2] = { c, 0 };
 			echo(s);

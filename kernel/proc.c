@@ -22,7 +22,6 @@ struct proc *current_proc;
 static struct context *sched_ctx;
 static int nextpid = 1;
 
-extern void trapret(void);
 
 int proc_count(void)
 {
@@ -72,10 +71,7 @@ struct proc *allocproc(void)
 	p->tf = (struct trapframe *)sp;
 	sp -= sizeof *p->ctx;
 	p->ctx = (struct context *)sp;
-	memset(p->ctx, 0, sizeof *p->ctx);
-	/* swtch pops the callee-saved registers and "returns" to trapret,
-	 * which irets into user mode with the frame spawn filled in */
-	p->ctx->eip = (uint32_t)trapret;
+	arch_context_init(p->ctx);
 	return p;
 }
 

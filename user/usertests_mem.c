@@ -239,10 +239,10 @@ void t_sbrk(void)
 
 	/* Odd sizes are fine; the break moves by exactly that much. */
 	CHECK(sbrk(1) == old);
-	CHECK(sbrk(4095) == old + 1);
-	CHECK(sbrk(0) == old + 4096);
-	old[4095] = 1;
-	CHECK(sbrk(-4096) == old + 4096);
+	CHECK(sbrk(PGSIZE - 1) == old + 1);
+	CHECK(sbrk(0) == old + PGSIZE);
+	old[PGSIZE - 1] = 1;
+	CHECK(sbrk(-PGSIZE) == old + PGSIZE);
 
 	/* Past the limit: ENOMEM, and the break stays put. */
 	CHECK(sbrk(USER_HEAP_MAX + PGSIZE) == (void *)-1 && errno == ENOMEM);

@@ -1,6 +1,6 @@
-/* devkprof: samples the interrupted kernel PC on every clock tick into an
- * array of counters, one per 2^res bytes of kernel text (seed 001,
- * SPEC section 4).
+/* devkprof, after Plan 9's kprof(3): an engine that samples the
+ * interrupted kernel PC on every clock tick into an array of counters, one
+ * per 2^res bytes of kernel text. The format is in include/abi/kprof.h.
  *
  *   /dev/kpctl   start, stop, startclr, clear, hz N, res N
  *   /dev/kpdata  big-endian words: total ticks, kernel ticks, the bins
@@ -9,19 +9,20 @@
  * The counters live in one contiguous buffer, allocated when profiling
  * first starts and sized from the real text bounds; they are kept in
  * native order and turned big-endian only when kpdata is opened. */
+#include "abi/be32.h"
 #include "abi/errno.h"
 #include "abi/kprof.h"
+#include "buildid.h"
 #include "clock.h"
+#include "ctl.h"
 #include "dev.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "proc.h"
-#include "ctl.h"
 #include "prof/engines.h"
 #include "prof/prof.h"
 
 extern char _text_start[], _text_end[];
-const char *kernel_build_id(void);
 
 static const struct dev kprofdev;
 
@@ -189,11 +190,6 @@ static const struct dirtab kproftab[] = {
 	{ "kpinfo", Qkpinfo, false },
 };
 
-static inline uint32_t be32(uint32_t v)
-{
-	return __builtin_bswap32(v);
-}
-
 /* The snapshot is read bins first, then the kernel count, then the total:
  * the clock bumps total, kernel and bin in that order, so even while
  * profiling runs, total >= kernel >= the sum of the bins in the copy. */
@@ -207,12 +203,12 @@ static int kpdata_open(struct file *f)
 	for (uint32_t i = 0; i < kp.nbins; i += NELEM(chunk)) {
 		uint32_t k = MIN(NELEM(chunk), kp.nbins - i);
 		for (uint32_t j = 0; j < k; j++)
-			chunk[j] = kp.bins ? be32(kp.bins[i + j]) : 0;
+			be32_put(&chunk[j], kp.bins ? kp.bins[i + j] : 0);
 		if (snap_write(f, KPDATA_WORD * (KPDATA_HDR_WORDS + i), chunk, 4 * k) < 0)
 			goto nomem;
 	}
-	chunk[KPDATA_KERNEL] = be32(kp.kernel);
-	chunk[KPDATA_TOTAL] = be32(kp.total);
+	be32_put(&chunk[KPDATA_KERNEL], kp.kernel);
+	be32_put(&chunk[KPDATA_TOTAL], kp.total);
 	if (snap_write(f, 0, chunk, KPDATA_WORD * KPDATA_HDR_WORDS) < 0)
 		goto nomem;
 	f->privsize = size;

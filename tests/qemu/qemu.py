@@ -15,7 +15,6 @@ ROOT = os.environ.get("KPROF_ROOT") or \
 ISO = os.path.join(ROOT, "build", "os.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
 PROMPT = "\n$ "
-LINEMAX = 255       # the console's line discipline keeps at most this many characters
 
 # Patterns that mean the kernel died; waits stop at once when one appears.
 PANIC = re.compile(r"^(panic: |kernel trap \d+)", re.M)
@@ -28,6 +27,10 @@ def header_defines(name):
         text = f.read()
     return {k: int(v, 0) for k, v in
             re.findall(r"^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b", text, re.M)}
+
+
+# the console's line discipline keeps at most this many characters a line
+LINEMAX = header_defines("console.h")["CONS_LINEMAX"] - 1
 
 
 def exit_codes():

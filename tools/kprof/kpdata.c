@@ -1,17 +1,13 @@
-/* kpdata.c: read the kpdata counts (big-endian 32-bit words, SPEC 4) and
+/* kpdata.c: read the kpdata counts (big-endian 32-bit words, include/abi/kprof.h) and
  * check the file on its own; profile.c checks it against kpinfo and ELF. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/be32.h"
 #include "kprof.h"
 
 /* 64 Mi bins: 64 MiB of text at res 0, far beyond a teaching kernel */
 #define KPDATA_MAX_BYTES ((size_t)KPDATA_WORD * (KPDATA_HDR_WORDS + (64u << 20)))
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 int kpdata_parse(struct kpdata *kd, const unsigned char *buf, size_t len, const char *name)
 {
@@ -28,8 +24,8 @@ int kpdata_parse(struct kpdata *kd, const unsigned char *buf, size_t len, const 
 			 name, len, KPDATA_WORD);
 		return -1;
 	}
-	kd->total = be32(buf + KPDATA_WORD * KPDATA_TOTAL);
-	kd->kernel = be32(buf + KPDATA_WORD * KPDATA_KERNEL);
+	kd->total = be32_get(buf + KPDATA_WORD * KPDATA_TOTAL);
+	kd->kernel = be32_get(buf + KPDATA_WORD * KPDATA_KERNEL);
 	if (kd->kernel > kd->total) {
 		kp_error("%s: kernel ticks %u exceed total ticks %u: not a kpdata, or damaged",
 			 name, kd->kernel, kd->total);
@@ -38,7 +34,7 @@ int kpdata_parse(struct kpdata *kd, const unsigned char *buf, size_t len, const 
 	kd->nbins = len / KPDATA_WORD - KPDATA_HDR_WORDS;
 	kd->bins = kp_calloc(kd->nbins, sizeof *kd->bins);
 	for (size_t i = 0; i < kd->nbins; i++)
-		kd->bins[i] = be32(buf + hdr + KPDATA_WORD * i);
+		kd->bins[i] = be32_get(buf + hdr + KPDATA_WORD * i);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The two 8259 PICs, remapped so IRQ 0..15 arrive at vectors 32..47,
  * clear of the processor's exceptions. */
 #include "arch.h"
+#include "i386.h"
 #include "x86.h"
 
 #define PIC1_CMD  0x20

@@ -1,15 +1,10 @@
 /* The 8254 PIT: channel 0 drives the clock interrupt (and so the sampling
- * rate); channel 2, gated by port 0x61, times the TSC calibration. */
+ * rate). Channel 2 times the TSC calibration (tsc.c). */
 #include "arch.h"
 #include "abi/kprof.h"
+#include "i386.h"
 #include "lib.h"
 #include "x86.h"
-
-#define PIT_CH0  0x40
-#define PIT_CH2  0x42
-#define PIT_MODE 0x43
-
-static uint32_t tsc_khz;
 
 /* The divisor for a requested rate, rounded to nearest, in 2..65535. */
 uint32_t arch_pit_divisor(uint32_t hz)
@@ -33,30 +28,4 @@ uint32_t arch_pit_set_hz(uint32_t hz)
 	splx(s);
 	/* achieved rate in mHz: 1193182000 / div, rounded */
 	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
-}
-
-/* Counts TSC cycles across 10 ms of PIT channel 2 (one-shot, gate on
- * port 0x61), polling its output bit. Done once at boot. */
-void tsc_calibrate(void)
-{
-	const uint32_t count = PIT_INPUT_HZ / 100;  /* 10 ms */
-	uint64_t t0, t1;
-	uint8_t v;
-
-	v = inb(0x61);
-	outb(0x61, (v & ~0x02) | 0x01);     /* gate on, speaker off */
-	outb(PIT_MODE, 0xB0);               /* channel 2, lo/hi, mode 0 */
-	outb(PIT_CH2, count & 0xFF);
-	outb(PIT_CH2, count >> 8);
-	t0 = arch_read_tsc();
-	while (!(inb(0x61) & 0x20))
-		;
-	t1 = arch_read_tsc();
-	outb(0x61, v);
-	tsc_khz = (uint32_t)((t1 - t0) / 10);
-}
-
-uint32_t arch_tsc_khz(void)
-{
-	return tsc_khz;
 }

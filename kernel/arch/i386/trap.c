@@ -4,9 +4,11 @@
 #include "arch.h"
 #include "abi/syscall.h"
 #include "clock.h"
+#include "i386.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"
+#include "syscall.h"
 #include "x86.h"
 
 #define T_DEBUG 1
@@ -14,9 +16,6 @@
 #define T_PGFLT 14
 #define DR6_BS  0x4000          /* DR6: the #DB came from single-stepping */
 
-void pic_eoi(int irq);
-void uart_intr(void);
-void syscall(struct trapframe *tf);      /* syscall.c */
 
 static const char *const trapnames[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -27,7 +26,7 @@ static const char *const trapnames[32] = {
 	"SIMD floating point", "virtualization", "control protection",
 };
 
-const char *trapname(uint32_t n)
+static const char *trapname(uint32_t n)
 {
 	if (n < 32)
 		return trapnames[n] ? trapnames[n] : "reserved";
@@ -133,11 +132,6 @@ bool arch_trap_is_step(const struct trapframe *tf)
 	return dr6 & DR6_BS;
 }
 
-uint32_t arch_fault_addr(void)
-{
-	return read_cr2();
-}
-
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
 {
 	memset(tf, 0, sizeof *tf);
@@ -151,9 +145,4 @@ void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
 void arch_enable_interrupts(void)
 {
 	__asm__ volatile("sti");
-}
-
-bool arch_interrupts_enabled(void)
-{
-	return read_eflags() & FL_IF;
 }
