@@ -2,6 +2,7 @@
  * sample to the profiler, wakes sleepers and preempts at the end of a time
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
+#include "abi/syscall.h"
 #include "arch.h"
 #include "clock.h"
 #include "lib.h"
@@ -140,9 +141,9 @@ void clock_intr(struct trapframe *tf)
 	struct proc *p = curproc();
 	uint32_t n = 1 + merged_ticks();
 	bool user = arch_frame_user(tf);
-
 	uint64_t now;
 
+	arch_clock_eoi();       /* before this tick may switch processes */
 	prof_clock_tick(tf, p, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;
@@ -157,8 +158,13 @@ void clock_intr(struct trapframe *tf)
 	}
 	if (now >= next_wake)
 		wake_sleepers();
-	if (p && user && need_resched)
-		yield();
+	if (p && user) {
+		if (need_resched)
+			yield();
+		if (p->killed)
+			proc_exit(WSTATUS_KILLED);
+		prof_userret(p, tf);
+	}
 }
 
 /* the scheduler starts a fresh slice on every switch */

@@ -19,7 +19,9 @@ uint32_t clock_hz_mhz(void);
 uint64_t clock_uptime_us(void);         /* across rate changes */
 uint64_t clock_ms_to_ticks(uint32_t ms);
 
-void clock_intr(struct trapframe *tf);  /* the tick, from trap() */
+/* the tick: vectors.asm calls it for IRQ 0; from user mode it may switch
+ * to the next process, or end a killed one */
+void clock_intr(struct trapframe *tf);
 void clock_new_slice(void);             /* the scheduler switched */
 
 #endif

@@ -38,6 +38,12 @@ static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 		: "+m"(*c), "+m"(*lost) : "r"(w) : "cc");
 }
 
+/* ends the clock's interrupt at the PIC, so the next tick can come */
+static inline void arch_clock_eoi(void)
+{
+	__asm__ volatile("outb %0, %1" : : "a"((uint8_t)0x20), "Nd"((uint16_t)0x20));
+}
+
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }

@@ -69,20 +69,6 @@ static void user_fault(struct trapframe *tf)
 	proc_exit(WSTATUS_FAULT);
 }
 
-/* The clock's interrupt, the most frequent trap, on a path of its own:
- * vectors.asm calls it directly for vector 32. */
-void clock_trap(struct trapframe *tf);
-void clock_trap(struct trapframe *tf)
-{
-	outb(0x20, 0x20);       /* the master PIC's EOI, before the clock may switch */
-	clock_intr(tf);
-	if (arch_frame_user(tf)) {
-		if (proc_killed())
-			proc_exit(WSTATUS_KILLED);
-		prof_userret(curproc(), tf);
-	}
-}
-
 void trap(struct trapframe *tf)
 {
 	bool user = arch_frame_user(tf);

@@ -3,7 +3,7 @@
 ; trapframe (trapframe.h) and calls trap(tf).
 
 extern trap
-extern clock_trap
+extern clock_intr
 global vectors
 global vector_syscall
 global trapret
@@ -74,13 +74,14 @@ vector_syscall:
 %endmacro
 
 ; The clock's interrupt (IRQ 0, vector 32), the most frequent trap, goes
-; straight to clock_trap instead of through trap()'s dispatch.
+; straight to clock_intr (kernel/clock.c) instead of through trap()'s
+; dispatch.
 vec_clock:
 	push dword 0
 	push dword 32
 	SAVE
 	push esp
-	call clock_trap
+	call clock_intr
 	add esp, 4
 	jmp trapret
 
