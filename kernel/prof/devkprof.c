@@ -103,6 +103,7 @@ static int start(void)
 	}
 	if (!kp.buf && alloc_buf() < 0)
 		return -ENOMEM;
+	arch_pit_restart();     /* the first sample one period from here, in every run */
 	kp.on = true;
 	prof_tick = kprof_sample;
 	return 0;

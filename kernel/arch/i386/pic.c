@@ -42,3 +42,12 @@ void pic_eoi(int irq)
 		outb(PIC2_CMD, 0x20);
 	outb(PIC1_CMD, 0x20);
 }
+
+/* Whether irq has been raised but not yet taken (its bit in the IRR). */
+bool pic_irq_pending(int irq)
+{
+	uint16_t port = irq >= 8 ? PIC2_CMD : PIC1_CMD;
+
+	outb(port, 0x0A);           /* OCW3: the next read of the command port gives the IRR */
+	return inb(port) & (1 << (irq & 7));
+}
