@@ -6,5 +6,6 @@
 
 void console_init(void);
 int console_read(char *buf, uint32_t n);
+void console_set_fg(int pid);
 
 #endif

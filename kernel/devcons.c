@@ -1,5 +1,6 @@
-/* The basic devices: cons (the console), null, eia1 (COM2, raw: the export
- * channel) and sysstat (ticks, processes, free pages, as text). */
+/* The basic devices: cons (the console), consctl (names the foreground job
+ * for ^C), null, eia1 (COM2, raw: the export channel) and sysstat (ticks,
+ * processes, free pages, as text). */
 #include "abi/errno.h"
 #include "abi/kprof.h"
 #include "arch.h"
@@ -9,10 +10,11 @@
 #include "lib.h"
 #include "proc.h"
 
-enum { Qcons, Qnull, Qeia1, Qsysstat };
+enum { Qcons, Qconsctl, Qnull, Qeia1, Qsysstat };
 
 static const struct dirtab constab[] = {
 	{ "cons", Qcons, true },
+	{ "consctl", Qconsctl, true },
 	{ "null", Qnull, true },
 	{ "eia1", Qeia1, true },
 	{ "sysstat", Qsysstat, false },
@@ -65,18 +67,39 @@ static int consread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
 	case Qsysstat:
 		return snap_read(f, buf, n, off);
 	default:
-		return 0;       /* null and eia1 read as empty */
+		return 0;       /* consctl, null and eia1 read as empty */
 	}
+}
+
+/* consctl takes "fg PID" (^C kills PID and its descendants) and "fg 0"
+ * (none: ^C only starts a fresh line). The shell writes it around each
+ * foreground command. */
+static int consctl(const char *s, uint32_t n)
+{
+	uint32_t pid;
+
+	if (n > 0 && s[n - 1] == '\n')
+		n--;
+	if (n < 4 || strncmp(s, "fg ", 3) != 0 || !parse_uint(s + 3, n - 3, &pid) ||
+	    pid > 0x7FFFFFFF)
+		return -EINVAL;
+	console_set_fg((int)pid);
+	return 0;
 }
 
 static int conswrite(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
 {
+	int r;
+
 	const char *s = buf;
 	(void)f, (void)off;
 	switch (id) {
 	case Qcons:
 		console_write(s, n);
 		return n;
+	case Qconsctl:
+		r = consctl(s, n);
+		return r < 0 ? r : (int)n;
 	case Qnull:
 		return n;
 	case Qeia1:

@@ -97,9 +97,13 @@ int sys_sleep(SYSARGS)
 	return proc_sleep_ms(a0);
 }
 
+/* pid 1, the first shell, cannot be killed (EPERM, as Unix refuses to
+ * kill init): its end would power the machine off. */
 int sys_kill(SYSARGS)
 {
 	UNUSED_ARGS();
+	if ((int)a0 == 1)
+		return -EPERM;
 	return proc_kill((int)a0);
 }
 
