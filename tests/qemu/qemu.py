@@ -229,7 +229,11 @@ class Machine(Checker):
             text = self.text
         for n in range(1, self.nsentinel + 1):
             tok = "%s-%d" % (self.token, n)
-            text = text.replace("echo %s\n" % tok, "", 1).replace("%s\n$ " % tok, "", 1)
+            whole = "$ echo %s\n%s\n" % (tok, tok)    # typed at a real prompt
+            if whole in text:
+                text = text.replace(whole, "", 1)
+            else:                                   # typed ahead: echo and output apart
+                text = text.replace("echo %s\n" % tok, "", 1).replace("$ %s\n" % tok, "", 1)
         return text
 
     def raw_transcript(self):
@@ -309,12 +313,18 @@ class Machine(Checker):
         self.send("echo %s\n" % tok)
 
         def confirmed(text):
-            # the sentinel's output starts a line, or follows the prompt
-            # directly when its echo came out before the prompt
+            # The sentinel's output starts a line, or follows the prompt
+            # directly when its echo came out before the prompt; then comes
+            # the next prompt, maybe after background jobs' reports.
             for before in ("\n", "$ "):
-                i = text.find(before + tok + "\n$ ", self.pos)
+                i = text.find(before + tok + "\n", self.pos)
                 if i >= 0:
-                    return i + len(before), i + len(before) + len(tok) + 3
+                    start = i + len(before)
+                    after = start + len(tok) + 1
+                    if text.startswith("$ ", after):
+                        return start, after + 2
+                    j = text.find(PROMPT, after - 1)
+                    return None if j < 0 else (start, j + len(PROMPT))
             return None
         start, end = self._wait("the shell prompt (sentinel %s)" % tok, confirmed, timeout)
         out = self.text[self.pos:start].replace("echo %s\n" % tok, "", 1)

@@ -175,3 +175,27 @@ def kprof_kpctl_errors(m):
     m.check(m.run("put /dev/kpctl 'res 1'"), [r"^put: wrote 5 bytes$"])
     m.check(m.run("put /dev/kpctl clear; cat /dev/kpinfo"), [r"^ticks 0$", r"^res 1$"])
     m.halt()
+
+
+@test("kprof_repeat", timeout=300, qemu=False)
+def kprof_repeat(h):
+    """make profile's path (kpr, export, kprof) three times, each in a fresh
+    QEMU under icount: the kpdata must be the same bytes every time. The
+    PIT restarts when profiling starts, so the host's typing speed does not
+    shift the samples."""
+    import profile as prof      # tests/qemu/profile.py
+    line = "kwork loop 1000000 30; kwork copy 500; spin 50"
+    dumps = []
+    for i in range(3):
+        out = os.path.join(build_path("test-repeat"), str(i))
+        _, out, console = prof.profile(line, out=out)
+        h.text += console
+        dumps.append(open(os.path.join(out, "dev", "kpdata"), "rb").read())
+    w = [words(os.path.join(build_path("test-repeat"), str(i), "dev", "kpdata"))[:2]
+         for i in range(3)]
+    assert dumps[0] == dumps[1] == dumps[2], "kpdata differs between runs: words 0, 1 %s" % w
+    assert w[0][0] >= 80 and w[0][1] >= 30, "too few ticks to tell: %s" % (w[0],)
+    report = kprof(KERNEL, os.path.join(build_path("test-repeat"), "0", "dev", "kpdata"))
+    r = rows(report)
+    assert max(r, key=r.get) == "kwork_loop", r
+    shutil.rmtree(build_path("test-repeat"), ignore_errors=True)

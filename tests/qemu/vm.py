@@ -54,18 +54,21 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=()):
 
 
 RUN_DIR = os.path.join(qemu.ROOT, "build", "run")      # make run's exports
-RUN_COM2 = os.path.join(qemu.ROOT, "build", "run-com2.tar")
 
 
-def interactive(cmdline, icount, extra=()):
+def interactive(cmdline, icount, extra=(), out=RUN_DIR):
     """QEMU with COM1 on this terminal; when it ends, every file exported in
-    the session is unpacked under build/run/ (a later export of a name
-    overwrites an earlier one). Returns 0 for a clean halt or Ctrl-A x."""
-    cmd = qemu.qemu_command(cmdline, icount, RUN_COM2, extra, terminal=True)
-    rel = os.path.relpath(RUN_DIR, qemu.ROOT)
+    the session is unpacked under out (build/run/; a later export of a name
+    overwrites an earlier one). The raw COM2 bytes go to OUT-com2.tar.
+    Returns 0 for a clean halt or Ctrl-A x."""
+    out = os.path.abspath(out)
+    com2 = out.rstrip("/") + "-com2.tar"
+    cmd = qemu.qemu_command(cmdline, icount, com2, extra, terminal=True)
+    rel = os.path.relpath(out, qemu.ROOT)
     print("vm.py: ^C interrupts the guest's command; Ctrl-A x leaves QEMU; "
           "exported files go to %s/ when QEMU ends" % rel, file=sys.stderr)
-    open(RUN_COM2, "wb").close()
+    os.makedirs(os.path.dirname(com2), exist_ok=True)
+    open(com2, "wb").close()
     proc = subprocess.Popen(cmd, cwd=qemu.ROOT)
     while True:
         try:
@@ -74,7 +77,7 @@ def interactive(cmdline, icount, extra=()):
         except KeyboardInterrupt:   # a SIGINT from elsewhere reaches QEMU too; wait for it
             continue
     try:
-        names = qemu.extract_exports(RUN_COM2, RUN_DIR)
+        names = qemu.extract_exports(com2, out)
     except qemu.VMError as e:
         print("vm.py: %s" % e, file=sys.stderr)
         names = []
@@ -94,7 +97,8 @@ def interactive(cmdline, icount, extra=()):
 def main():
     ap = argparse.ArgumentParser(description="boot kprof-os and run a script in its shell")
     ap.add_argument("--script", help="shell lines to type, one a line ('#' comments)")
-    ap.add_argument("--out", help="directory for console.log and the exported files")
+    ap.add_argument("--out", help="directory for console.log and the exported files "
+                    "(--interactive: the exported files only; default build/run)")
     ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=5000'")
     ap.add_argument("--icount", action="store_true", help="-icount shift=0,sleep=off")
     ap.add_argument("--timeout", type=float, default=120,
@@ -106,7 +110,7 @@ def main():
     extra = shlex.split(args.qemu_flags)
     try:
         if args.interactive:
-            return interactive(args.cmdline, args.icount, extra)
+            return interactive(args.cmdline, args.icount, extra, args.out or RUN_DIR)
         if not args.script or not args.out:
             ap.error("--script and --out are needed (or --interactive)")
         names = run_script(script_lines(args.script), args.out, args.cmdline, args.icount,
