@@ -1,4 +1,4 @@
-/* The devkprof dump format (SPEC section 4), shared by the kernel's
+/* The devkprof dump format, shared by the kernel's
  * /dev/kpdata and /dev/kpinfo and by the host tool tools/kprof.
  *
  * kpdata is an array of 32-bit big-endian words:

@@ -1,6 +1,6 @@
 /* devkprof: samples the interrupted kernel PC on every clock tick into an
- * array of counters, one per 2^res bytes of kernel text (seed 001,
- * SPEC section 4).
+ * array of counters, one per 2^res bytes of kernel text (the format is
+ * in include/abi/kprof.h).
  *
  *   /dev/kpctl   start, stop, startclr, clear, hz N, res N
  *   /dev/kpdata  big-endian words: total ticks, kernel ticks, the bins

@@ -1,4 +1,5 @@
-/* kpdata.c: read the kpdata counts (big-endian 32-bit words, SPEC 4) and
+/* kpdata.c: read the kpdata counts (big-endian 32-bit words,
+ * include/abi/kprof.h) and
  * check the file on its own; profile.c checks it against kpinfo and ELF. */
 #include <stdlib.h>
 #include <string.h>
