@@ -79,7 +79,7 @@ OUT ?= $(BUILD)/profile
 KPROFFLAGS ?=
 profile: all
 	@test -n "$$KPROF_CMD" || { echo "usage: make profile CMD='kwork loop 1000000 50' [ENGINE=devkprof] [ARGS='hz=10000'] [OUT=dir] [KPROFFLAGS='--lines']"; exit 2; }
-	$(PYTHON) tests/qemu/profile.py --engine '$(ENGINE)' --out '$(OUT)' --cmdline '$(ARGS)' \
+	@$(PYTHON) tests/qemu/profile.py --engine '$(ENGINE)' --out '$(OUT)' --cmdline '$(ARGS)' \
 		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 

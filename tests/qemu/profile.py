@@ -99,6 +99,8 @@ def main():
     args = ap.parse_args()
     if not args.line.strip():
         ap.error("nothing to profile: make profile CMD='kwork loop 1000000 50'")
+    print("profile: a fresh QEMU under -icount, engine %s" % args.engine, file=sys.stderr,
+          flush=True)
     try:
         eng, out, console = profile(args.line, args.engine, args.out, args.cmdline,
                                     shlex.split(args.qemu_flags))
