@@ -46,10 +46,11 @@ uint32_t arch_pit_set_hz(uint32_t hz)
  * host's keystrokes arrived. A tick that became pending in the few
  * instructions before the reload would be taken just after it, at a place
  * that depends on that phase; so it is taken first and the reload repeated
- * (the second time none can be pending: a whole period lies ahead). */
+ * (the second time none can be pending: a whole period lies ahead). That
+ * needs interrupts on; called with them off, it reloads once. */
 void arch_pit_restart(void)
 {
-	bool pending;
+	bool pending, can_take = arch_interrupts_enabled();
 
 	do {
 		uint32_t s = splhi();
@@ -58,7 +59,7 @@ void arch_pit_restart(void)
 		outb(PIT_CH0, ch0_div >> 8);
 		pending = pic_irq_pending(0);
 		splx(s);
-	} while (pending);
+	} while (pending && can_take);
 }
 
 uint64_t arch_read_tsc(void)
