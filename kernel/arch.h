@@ -31,6 +31,8 @@ void arch_irq_enable(int irq);
 /* 8254 PIT channel 0. Returns the achieved rate in millihertz. */
 uint32_t arch_pit_set_hz(uint32_t hz);
 uint32_t arch_pit_divisor(uint32_t hz);
+/* Starts channel 0's count again: the next tick is one period from now. */
+void arch_pit_restart(void);
 
 /* 16550 UARTs: port 0 is COM1 (the console), port 1 is COM2 (raw export) */
 void arch_uart_init(void);

@@ -11,6 +11,10 @@
  * see the trap report. */
 void boottest_crash(const char *how)
 {
+	if (strcmp(how, "null") != 0 && strcmp(how, "divide") != 0 && strcmp(how, "panic") != 0) {
+		kprintf("crash: unknown mode '%s' (null, divide, panic); not crashing\n", how);
+		return;
+	}
 	kprintf("crash: faulting on purpose (%s), as the command line asked\n", how);
 	if (strcmp(how, "null") == 0)
 		*(volatile uint32_t *)0 = 0xdead;
@@ -20,7 +24,6 @@ void boottest_crash(const char *how)
 		kprintf("%u\n", a / b);
 	} else if (strcmp(how, "panic") == 0)
 		panic("crash=panic from the command line");
-	kprintf("crash: unknown mode '%s' (null, divide, panic)\n", how);
 }
 
 /* Counts clock ticks over two seconds of TSC time and prints the measured

@@ -51,6 +51,14 @@ uint32_t clock_set_hz(uint32_t hz)
 	return hz_mhz;
 }
 
+/* The PIT's count starts again: the next tick is a whole period away. The
+ * edge the lost-tick count measures from starts again with it. */
+void clock_restart_phase(void)
+{
+	arch_pit_restart();
+	last_edge = 0;
+}
+
 uint64_t clock_uptime_us(void)
 {
 	uint32_t s = splhi();

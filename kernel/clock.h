@@ -16,6 +16,7 @@ extern volatile uint32_t lost_ticks;    /* ticks merged into a later one */
 void clock_init(uint32_t hz, uint32_t quantum_ms);
 uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
 uint32_t clock_hz_mhz(void);
+void clock_restart_phase(void);         /* the next tick one period from now */
 uint64_t clock_uptime_us(void);         /* across rate changes */
 uint64_t clock_ms_to_ticks(uint32_t ms);
 

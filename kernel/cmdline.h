@@ -1,4 +1,4 @@
-/* The kernel command line: key=value words (README.md lists them). */
+/* The kernel command line: key=value words (README.md lists the keys). */
 #ifndef CMDLINE_H
 #define CMDLINE_H
 

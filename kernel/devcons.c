@@ -1,16 +1,17 @@
-/* The basic devices: cons (the console), null and eia1 (COM2, raw: the
- * export channel). */
+/* The basic devices: cons (the console), consctl (names the foreground job
+ * for ^C), null and eia1 (COM2, raw: the export channel). */
 #include "abi/errno.h"
 #include "arch.h"
-#include "clock.h"
 #include "console.h"
+#include "ctl.h"
 #include "dev.h"
 #include "lib.h"
 
-enum { Qcons, Qnull, Qeia1 };
+enum { Qcons, Qconsctl, Qnull, Qeia1 };
 
 static const struct dirtab constab[] = {
 	{ "cons", Qcons, true },
+	{ "consctl", Qconsctl, true },
 	{ "null", Qnull, true },
 	{ "eia1", Qeia1, true },
 };
@@ -20,17 +21,37 @@ static int consread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
 	(void)f, (void)off;
 	if (id == Qcons)
 		return console_read(buf, n);
-	return 0;       /* null and eia1 read as empty */
+	return 0;       /* consctl, null and eia1 read as empty */
+}
+
+/* consctl takes "fg PID" (^C kills PID and its descendants) and "fg 0"
+ * (none: ^C only starts a fresh line). The shell writes it around each
+ * foreground command. */
+static int consctl(const char *s, uint32_t n)
+{
+	struct ctlmsg m;
+	uint32_t pid;
+
+	if (ctl_parse(s, n, 32, &m) < 0 || !ctl_cmd(&m, "fg", 1) || !ctl_uint(&m, 1, &pid) ||
+	    pid > 0x7FFFFFFF)
+		return -EINVAL;
+	console_set_fg((int)pid);
+	return 0;
 }
 
 static int conswrite(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
 {
+	int r;
+
 	const char *s = buf;
 	(void)f, (void)off;
 	switch (id) {
 	case Qcons:
 		console_write(s, n);
 		return n;
+	case Qconsctl:
+		r = consctl(s, n);
+		return r < 0 ? r : (int)n;
 	case Qnull:
 		return n;
 	case Qeia1:

@@ -93,8 +93,12 @@ int sys_sleep(uint32_t ms)
 	return proc_sleep_ms(ms);
 }
 
+/* pid 1, the first shell, cannot be killed (EPERM, as Unix refuses to
+ * kill init): its end would power the machine off. */
 int sys_kill(int pid)
 {
+	if (pid == 1)
+		return -EPERM;
 	return proc_kill(pid);
 }
 

@@ -270,12 +270,12 @@ void t_sbrkfault(void)
 	fail(__FILE__, __LINE__, "writing to freed heap at %p did not fault", p + PGSIZE);
 }
 
-static unsigned seed = 12345;
+static unsigned rng_state = 12345;
 
 static unsigned rnd(void)
 {
-	seed = seed * 1103515245 + 12345;
-	return seed >> 8;
+	rng_state = rng_state * 1103515245 + 12345;
+	return rng_state >> 8;
 }
 
 void t_malloc(void)

@@ -102,7 +102,18 @@ static void set(bool *flag, bool v)
 	splx(s);
 }
 
-void prof_enable(struct prof_engine *e) { set(&e->on, true); }
+/* The first engine to sample restarts the PIT's count, so its first sample
+ * comes one whole period after the start. Under -icount the samples then
+ * fall on the same instructions in every run; otherwise the phase would
+ * depend on when the host's keystrokes arrived. An engine that joins
+ * others leaves their phase alone. */
+void prof_enable(struct prof_engine *e)
+{
+	if (!prof_tick && !e->paused)
+		clock_restart_phase();
+	set(&e->on, true);
+}
+
 void prof_disable(struct prof_engine *e) { set(&e->on, false); }
 void prof_pause(struct prof_engine *e) { set(&e->paused, true); }
 void prof_resume(struct prof_engine *e) { set(&e->paused, false); }

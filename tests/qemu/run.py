@@ -142,7 +142,7 @@ def run_one(t):
         return True, ["== %s: ok (%.1fs)" % (t.name, secs)]
 
     lines = ["== %s: FAILED (%s)" % (t.name, reason), "   after %.1fs" % secs]
-    text = m.transcript() if t.qemu else m.text
+    text = m.raw_transcript() if t.qemu else m.text   # the sentinels show what was waited for
     os.makedirs(LOGDIR, exist_ok=True)
     with open(log, "w") as f:
         f.write(text)

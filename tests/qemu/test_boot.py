@@ -100,6 +100,15 @@ def kernel_fault_divide(m):
     kernel_crash(m, 0, "divide error", [])
 
 
+@test("kernel_crash_unknown", timeout=30, cmdline="crash=bogus")
+def kernel_crash_unknown(m):
+    """An unknown crash= mode says so, and only so; the boot goes on."""
+    out = m.wait_prompt()
+    m.check(out, [r"^crash: unknown mode 'bogus' \(null, divide, panic\); not crashing$",
+                  r"^kprof-os: ready$"], forbid=[r"on purpose"], ordered=True)
+    m.halt()
+
+
 def pit_rate(hz):
     @test("pit_rate_%d" % hz, timeout=90, cmdline="pitcheck hz=%d" % hz, icount=True)
     def check(m):

@@ -1,5 +1,6 @@
-/* kpdata.c: read the kpdata counts (big-endian 32-bit words, include/abi/kprof.h) and
- * check the file on its own; profile.c checks it against kpinfo and ELF. */
+/* kpdata.c: read the kpdata counts (big-endian 32-bit words, laid out in
+ * include/abi/kprof.h) and check the file on its own; profile.c checks it
+ * against kpinfo and ELF. */
 #include <stdlib.h>
 #include <string.h>
 

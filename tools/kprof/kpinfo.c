@@ -1,4 +1,5 @@
-/* kpinfo.c: parse the kpinfo text, one "key value" pair a line (SPEC 4).
+/* kpinfo.c: parse the kpinfo text, one "key value" pair a line
+ * (include/abi/kprof.h).
  * Unknown keys are ignored so the kernel may add some; a known key with a
  * bad value is an error, since guessing would give a wrong report. */
 #include <ctype.h>

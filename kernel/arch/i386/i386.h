@@ -3,12 +3,14 @@
 #ifndef I386_H
 #define I386_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 void idt_init(void);            /* idt.c */
 void pic_init(void);            /* pic.c: IRQ 0..15 to vectors 32..47, masked */
 void pic_enable(int irq);
 void pic_eoi(int irq);
+bool pic_irq_pending(int irq);   /* raised, not yet taken */
 void uart_intr(void);           /* uart.c: COM1 input */
 struct trapframe;
 void trap(struct trapframe *tf);        /* trap.c: vectors.asm calls it for every trap */

@@ -48,3 +48,12 @@ void arch_irq_enable(int irq)
 {
 	pic_enable(irq);
 }
+
+/* Whether irq has been raised but not yet taken (its bit in the IRR). */
+bool pic_irq_pending(int irq)
+{
+	uint16_t port = irq >= 8 ? PIC2_CMD : PIC1_CMD;
+
+	outb(port, 0x0A);           /* OCW3: the next read of the command port gives the IRR */
+	return inb(port) & (1 << (irq & 7));
+}
