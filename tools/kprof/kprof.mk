@@ -10,7 +10,10 @@
 
 KPROF_SRC  := tools/kprof
 KPROF_OBJ  := $(BUILD)/tools/kprof
-KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export
+# every rd_*.c is a reader and every wr_*.c a writer (listed in pipeline.c)
+KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
+KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
+KPROF_CORE := util kpinfo dump pipeline symbolize profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS)
 KPROF_TESTS := test_main test_util test_parse test_cli test_export
 
 KPROF_PKGS   := libelf libdw capstone

@@ -1,9 +1,10 @@
-/* lines.c: the DWARF line table of every compile unit (libdw), flattened
- * and sorted by address once, so --lines is one merge with the bins. */
+/* lines.c: the DWARF line table of every compile unit (libdw, through the
+ * module's libdwfl session), flattened and sorted by address once, so
+ * --lines is one merge with the bins. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #include "kprof.h"
 
@@ -21,7 +22,9 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* libdw takes DWARF string sections to end in a NUL; a damaged one would
- * have it read past the section, so look before handing it over. */
+ * have it read past the section. Look at every one by its name, whatever
+ * its flags say, and at a compressed one after decompressing it (libdw
+ * then finds it decompressed). */
 static int strings_terminated(struct kelf *ke)
 {
 	size_t shstrndx;
@@ -32,16 +35,26 @@ static int strings_terminated(struct kelf *ke)
 	while ((scn = elf_nextscn(ke->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
+		size_t n;
 		Elf_Data *d;
 
-		if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_STRINGS) ||
-		    (sh.sh_flags & SHF_COMPRESSED))
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(ke->elf, shstrndx, sh.sh_name);
-		if (name == NULL || strncmp(name, ".debug", 6) != 0)
+		if (name == NULL || (strncmp(name, ".debug", 6) != 0 && strncmp(name, ".zdebug", 7) != 0))
 			continue;
+		n = strlen(name);
+		if (!(sh.sh_flags & SHF_STRINGS) && !(n >= 3 && strcmp(name + n - 3, "str") == 0) &&
+		    !(n >= 7 && strcmp(name + n - 7, "str.dwo") == 0))
+			continue;
+		if (((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+		    (name[1] == 'z' && elf_compress_gnu(scn, 0, 0) < 0)) {
+			kp_error("%s: damaged DWARF: section %s does not decompress: %s", ke->path, name,
+				 elf_errmsg(-1));
+			return 0;
+		}
 		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && d->d_size > 0 && ((const char *)d->d_buf)[d->d_size - 1] != '\0') {
+		if (d && d->d_size > 0 && (d->d_buf == NULL || ((const char *)d->d_buf)[d->d_size - 1] != '\0')) {
 			kp_error("%s: damaged DWARF: section %s does not end in a NUL", ke->path, name);
 			return 0;
 		}
@@ -53,18 +66,18 @@ int linetab_load(struct linetab *lt, struct kelf *ke)
 {
 	Dwarf *dw;
 	Dwarf_CU *cu = NULL;
+	Dwarf_Addr bias;
 	size_t cap = 0;
 
 	memset(lt, 0, sizeof *lt);
 	if (!strings_terminated(ke))
 		return -1;
-	dw = dwarf_begin_elf(ke->elf, DWARF_C_READ, NULL);
+	dw = dwfl_module_getdwarf(ke->mod, &bias);
 	if (dw == NULL) {
 		kp_error("%s: no DWARF debug information (build the kernel with -g) for --lines",
 			 ke->path);
 		return -1;
 	}
-	lt->dwarf = dw;
 	for (;;) {
 		Dwarf_CU *next;
 		Dwarf_Half version;
@@ -86,21 +99,17 @@ int linetab_load(struct linetab *lt, struct kelf *ke)
 			const char *file;
 			struct lrow *r;
 
-			if (l == NULL || dwarf_lineaddr(l, &addr) != 0 || addr > UINT32_MAX)
+			if (l == NULL || dwarf_lineaddr(l, &addr) != 0 || addr + bias > UINT32_MAX)
 				continue;
 			dwarf_lineno(l, &lineno);
 			dwarf_lineendsequence(l, &end);
 			file = dwarf_linesrc(l, NULL, NULL);
 			if (lt->n == cap) {
 				cap = cap ? 2 * cap : 4096;
-				lt->rows = realloc(lt->rows, cap * sizeof *lt->rows);
-				if (lt->rows == NULL) {
-					fprintf(stderr, "kprof: out of memory\n");
-					exit(2);
-				}
+				lt->rows = kp_reallocarray(lt->rows, cap, sizeof *lt->rows);
 			}
 			r = &lt->rows[lt->n];
-			r->addr = (uint32_t)addr;
+			r->addr = addr + bias;
 			r->line = lineno;
 			r->end = end;
 			r->seq = lt->n;
@@ -117,16 +126,15 @@ int linetab_load(struct linetab *lt, struct kelf *ke)
 	return 0;
 }
 
+/* The file names stay libdwfl's, alive until the module is closed. */
 void linetab_free(struct linetab *lt)
 {
 	free(lt->rows);
-	if (lt->dwarf)
-		dwarf_end(lt->dwarf);
 	memset(lt, 0, sizeof *lt);
 }
 
 /* The row covering addr; calls must come with addr not decreasing. */
-const struct lrow *linetab_next(const struct linetab *lt, size_t *cursor, uint32_t addr)
+const struct lrow *linetab_next(const struct linetab *lt, size_t *cursor, uint64_t addr)
 {
 	const struct lrow *r;
 

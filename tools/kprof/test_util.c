@@ -333,19 +333,33 @@ size_t fx_nbins(unsigned res)
 	return (fx()->te - fx()->ts + (1u << res) - 1) >> res;
 }
 
+/* A key of extra replaces the default line of that key: kpinfo takes each
+ * key once. */
 void write_dump(const char *dir, unsigned res, uint32_t total, uint32_t kernel,
 		const uint32_t *bins, size_t n, const char *extra)
 {
-	char path[PATH_MAX], text[2048];
+	char path[PATH_MAX], text[2048], base[1024], *line, *save;
+	size_t len = 0;
 
 	mkdir(dir, 0777);
 	snprintf(path, sizeof path, "%s/kpdata", dir);
 	write_kpdata(path, total, kernel, bins, n);
-	snprintf(text, sizeof text,
+	snprintf(base, sizeof base,
 		 "text_start 0x%08x\ntext_end 0x%08x\nres %u\nnbins %zu\nhz 1000.000\n"
 		 "ticks %u\nkernel_ticks %u\nstate off\nsaturated 0\nbuild_id %s\n"
-		 "last startclr: ok\n%s",
-		 fx()->ts, fx()->te, res, n, total, kernel, fx()->build_id, extra ? extra : "");
+		 "last startclr: ok\n",
+		 fx()->ts, fx()->te, res, n, total, kernel, fx()->build_id);
+	text[0] = '\0';
+	for (line = strtok_r(base, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char key[64];
+		size_t k = strcspn(line, " ");
+
+		snprintf(key, sizeof key, "\n%.*s ", (int)k, line);
+		if (extra && (strncmp(extra, key + 1, k + 1) == 0 || strstr(extra, key)))
+			continue;
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s\n", line);
+	}
+	snprintf(text + len, sizeof text - len, "%s", extra ? extra : "");
 	snprintf(path, sizeof path, "%s/kpinfo", dir);
 	write_text(path, text);
 }
