@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench.sh: host-tool benchmark for `make bench` (SPEC 7): the time for
+# bench.sh: host-tool benchmark for `make bench`: the time for
 # build/kprof to symbolize a synthetic kpdata of a 1 MiB-text kernel at
 # res 0, beside addr2line on the same nonzero addresses, in the same run.
 # Prints markdown table rows `| metric | value | note |`.

@@ -14,7 +14,7 @@ KPROF_OBJ  := $(BUILD)/tools/kprof
 KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
 KPROF_CORE := util kpinfo dump pipeline symbolize profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS)
-KPROF_TESTS := test_main test_util test_parse test_cli test_export
+KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
@@ -26,7 +26,7 @@ KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE))
 KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE))
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
-KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64)
+KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested)
 
 .PHONY: kprof-all kprof-unit kprof-bench
 kprof-all: $(BUILD)/kprof
@@ -72,6 +72,11 @@ $(KPROF_OBJ)/fixture-stripped.elf: $(KPROF_SRC)/tests/fixture.c
 $(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id=none -o $@ $<
+
+# nested and aliased symbols, which libdwfl names
+$(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
 
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c

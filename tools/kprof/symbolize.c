@@ -150,48 +150,96 @@ static int same_answer(const struct ksym *a, const struct ksym *b)
 	return a->value == b->value && (a->name == b->name || strcmp(a->name, b->name) == 0);
 }
 
+/* A sized symbol starting (+1) or ending (-1) at addr. */
+struct edge {
+	uint64_t addr;
+	int delta;
+	size_t sym;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void add_range(struct kelf *ke, struct answer *ans, size_t *na, uint64_t start,
+		      uint64_t end, const struct ksym *k)
+{
+	struct krange *last = ke->nranges ? &ke->ranges[ke->nranges - 1] : NULL;
+
+	if (last && last->end == start && same_answer(&ans[*na - 1].s, k)) {
+		last->end = end;
+		return;
+	}
+	ke->ranges[ke->nranges].start = start;
+	ke->ranges[ke->nranges].end = end;
+	ans[*na].s = *k;
+	ans[*na].range = ke->nranges++;
+	(*na)++;
+}
+
 /* Every address where libdwfl's answer may change is a symbol's start or
- * end or a section's edge. Between two of them one question suffices. */
+ * end or a section's edge, so between two of them one answer holds. Where
+ * exactly one sized symbol covers the addresses that symbol is the answer
+ * (libdwfl takes a covering sized symbol over any other); only where none
+ * or several do (padding, assembler labels, nested functions, aliases) is
+ * libdwfl asked, since each of its answers is a walk of the whole table. */
 static int read_ranges(struct kelf *ke)
 {
 	Dwfl_Module *mod = ke->mod;
 	int nsym = dwfl_module_getsymtab(mod);
-	size_t nb = 0, cap = 0, na = 0;
+	size_t nb = 0, na = 0, ne = 0, e = 0, covering = 0, which = 0;
 	uint64_t *b;
+	struct ksym *sized;
+	struct edge *edges;
 	struct answer *ans;
 
 	if (nsym <= 0) {
 		kp_error("%s: no symbol table (stripped?); kprof needs the unstripped kernel", ke->path);
 		return -1;
 	}
-	b = kp_calloc(2 * ke->ntext, sizeof *b);
-	cap = 2 * ke->ntext;
+	b = kp_calloc(2 * ke->ntext + 2 * (size_t)nsym, sizeof *b);
+	sized = kp_calloc((size_t)nsym, sizeof *sized);
+	edges = kp_calloc(2 * (size_t)nsym, sizeof *edges);
 	for (size_t i = 0; i < ke->ntext; i++) {
 		b[nb++] = ke->text[i].addr;
 		b[nb++] = ke->text[i].addr + ke->text[i].size;
 	}
 	for (int i = 0; i < nsym; i++) {
 		GElf_Sym s;
-		GElf_Addr addr;
+		GElf_Addr addr, end;
 		GElf_Word shndx;
 		const struct ksect *t;
+		const char *name;
 		int type;
 
-		if (dwfl_module_getsym_info(mod, i, &s, &addr, &shndx, NULL, NULL) == NULL)
+		name = dwfl_module_getsym_info(mod, i, &s, &addr, &shndx, NULL, NULL);
+		if (name == NULL)
 			continue;
 		type = GELF_ST_TYPE(s.st_info);
 		if (type == STT_SECTION || type == STT_FILE || type == STT_TLS ||
 		    (t = sect_at(ke, addr)) == NULL)
 			continue;
-		if (nb + 2 > cap) {
-			cap *= 2;
-			b = kp_reallocarray(b, cap, sizeof *b);
-		}
 		b[nb++] = addr;
-		if (s.st_size && s.st_size < t->addr + t->size - addr)
-			b[nb++] = addr + s.st_size;
+		if (s.st_size == 0)
+			continue;
+		end = s.st_size < t->addr + t->size - addr ? addr + s.st_size : t->addr + t->size;
+		b[nb++] = end;
+		/* the symbols libdwfl would weigh: named and defined */
+		if (name[0] == '\0' || s.st_shndx == SHN_UNDEF)
+			continue;
+		sized[i].name = name;
+		sized[i].value = addr;
+		sized[i].size = s.st_size;
+		sized[i].type = (unsigned char)type;
+		sized[i].bind = (unsigned char)GELF_ST_BIND(s.st_info);
+		edges[ne++] = (struct edge){ addr, 1, (size_t)i };
+		edges[ne++] = (struct edge){ end, -1, (size_t)i };
 	}
 	qsort(b, nb, sizeof *b, cmp_u64);
+	qsort(edges, ne, sizeof *edges, cmp_edge);
 
 	ke->ranges = kp_calloc(nb, sizeof *ke->ranges);
 	ans = kp_calloc(nb, sizeof *ans);
@@ -199,11 +247,20 @@ static int read_ranges(struct kelf *ke)
 		GElf_Off off;
 		GElf_Sym s;
 		const char *name;
-		struct krange *last = ke->nranges ? &ke->ranges[ke->nranges - 1] : NULL;
 		struct ksym k;
 
+		/* the sized symbols covering [b[i], b[i + 1]): a count, and the
+		 * sum of their indexes, which is the index when the count is 1 */
+		for (; e < ne && edges[e].addr <= b[i]; e++) {
+			covering += (size_t)edges[e].delta;
+			which += edges[e].delta > 0 ? edges[e].sym : -edges[e].sym;
+		}
 		if (b[i] == b[i + 1] || sect_at(ke, b[i]) == NULL)
 			continue;
+		if (covering == 1) {
+			add_range(ke, ans, &na, b[i], b[i + 1], &sized[which]);
+			continue;
+		}
 		name = dwfl_module_addrinfo(mod, b[i], &off, &s, NULL, NULL, NULL);
 		if (name == NULL || name[0] == '\0' || off > b[i])
 			continue;
@@ -212,17 +269,11 @@ static int read_ranges(struct kelf *ke)
 		k.size = s.st_size;
 		k.type = (unsigned char)GELF_ST_TYPE(s.st_info);
 		k.bind = (unsigned char)GELF_ST_BIND(s.st_info);
-		if (last && last->end == b[i] && same_answer(&ans[na - 1].s, &k)) {
-			last->end = b[i + 1];
-			continue;
-		}
-		ke->ranges[ke->nranges].start = b[i];
-		ke->ranges[ke->nranges].end = b[i + 1];
-		ans[na].s = k;
-		ans[na].range = ke->nranges++;
-		na++;
+		add_range(ke, ans, &na, b[i], b[i + 1], &k);
 	}
 	free(b);
+	free(sized);
+	free(edges);
 	if (na == 0) {
 		free(ans);
 		kp_error("%s: the symbol table has no symbols in executable sections", ke->path);

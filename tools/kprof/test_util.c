@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -122,12 +125,15 @@ void run_cmd(struct run *r, const char *const *argv)
 {
 	static int seq;
 	char out[PATH_MAX], err[PATH_MAX];
+	struct rusage ru;
+	struct timespec t0, t1;
 	pid_t pid;
 	int st;
 
 	snprintf(out, sizeof out, "%s", tmp_path("run.out"));
 	snprintf(err, sizeof err, "%s.%d", tmp_path("run.err"), seq++);
 	fflush(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		perror("kprof-unit: fork");
@@ -144,8 +150,11 @@ void run_cmd(struct run *r, const char *const *argv)
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r->maxrss_kb = ru.ru_maxrss;
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	r->out = slurp(out);
 	r->err = slurp(err);
@@ -245,12 +254,41 @@ uint32_t sym_size(const char *name)
 const struct fx *fx(void)
 {
 	static struct fx f;
+
+	if (f.te == 0)
+		elf_facts(fixture("fixture.elf"), &f);
+	return &f;
+}
+
+uint32_t sym_of(const char *path, const char *name)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	unsigned a = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "nm '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof line, p)) {
+		char t, n[128];
+		unsigned x;
+
+		if (sscanf(line, "%x %c %127s", &x, &t, n) == 3 && strcmp(n, name) == 0)
+			a = x;
+	}
+	pclose(p);
+	if (a == 0)
+		fail_msg("%s has no symbol %s", path, name);
+	return a;
+}
+
+void elf_facts(const char *path, struct fx *fp)
+{
+	struct fx f = { 0 };
 	char cmd[PATH_MAX + 32], line[256];
 	FILE *p;
 
-	if (f.te)
-		return &f;
-	snprintf(cmd, sizeof cmd, "readelf -SW -n '%s'", fixture("fixture.elf"));
+	snprintf(cmd, sizeof cmd, "readelf -SW -n '%s'", path);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof line, p)) {
@@ -268,7 +306,7 @@ const struct fx *fx(void)
 	pclose(p);
 	assert_true(f.te > f.ts);
 	assert_true(strlen(f.build_id) == 40);
-	return &f;
+	*fp = f;
 }
 
 int source_line(const char *marker)
