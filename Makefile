@@ -90,3 +90,4 @@ help:
 	@echo "make demo   profile the bundled workloads and print the reports"
 	@echo "make test   host unit tests and the QEMU serial-console suite"
 	@echo "make bench  deterministic benchmarks (icount)"
+	@echo "make fuzz   run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"

@@ -62,5 +62,6 @@ int test_parse_group(void);
 int test_cli_group(void);
 int test_export_group(void);
 int test_bugs_group(void);
+int test_fuzz_group(void);
 
 #endif
