@@ -202,24 +202,15 @@ struct profile {
 int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
 void profile_free(struct profile *p);
 
-/* ---- lines.c: DWARF line table, through libdwfl ---- */
-
-struct lrow {
-	uint64_t addr;
-	int line;
-	int end;                       /* end of a sequence: no line from here */
-	size_t seq;                    /* original order, for stable ties */
-	const char *file;
-};
+/* ---- lines.c: source lines, through libdwfl ---- */
 
 struct linetab {
-	struct lrow *rows;
-	size_t n;
+	void *mod;                     /* Dwfl_Module *, NULL until loaded */
 };
 
 int linetab_load(struct linetab *lt, struct kelf *ke);
 void linetab_free(struct linetab *lt);
-const struct lrow *linetab_next(const struct linetab *lt, size_t *cursor, uint64_t addr);
+const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */

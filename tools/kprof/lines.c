@@ -1,25 +1,12 @@
-/* lines.c: the DWARF line table of every compile unit (libdw, through the
- * module's libdwfl session), flattened and sorted by address once, so
- * --lines is one merge with the bins. */
+/* lines.c: source lines for --lines, from the module's libdwfl session
+ * (dwfl_module_getsrc), after checking that the DWARF string sections libdw
+ * will read are whole. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
 #include "kprof.h"
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct lrow *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* a sequence's end sorts before a row starting at the same address,
-	 * so the row wins; otherwise the table's order holds */
-	if (x->end != y->end)
-		return x->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 /* libdw takes DWARF string sections to end in a NUL; a damaged one would
  * have it read past the section. Look at every one by its name, whatever
@@ -65,9 +52,13 @@ static int strings_terminated(struct kelf *ke)
 int linetab_load(struct linetab *lt, struct kelf *ke)
 {
 	Dwarf *dw;
-	Dwarf_CU *cu = NULL;
+	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Addr bias;
-	size_t cap = 0;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die cudie;
+	Dwarf_Lines *lines;
+	size_t nlines;
 
 	memset(lt, 0, sizeof *lt);
 	if (!strings_terminated(ke))
@@ -78,72 +69,34 @@ int linetab_load(struct linetab *lt, struct kelf *ke)
 			 ke->path);
 		return -1;
 	}
-	for (;;) {
-		Dwarf_CU *next;
-		Dwarf_Half version;
-		uint8_t type;
-		Dwarf_Die cudie;
-		Dwarf_Lines *lines;
-		size_t nlines;
-
-		if (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL) != 0)
-			break;
+	/* a unit with a line table, or there is nothing to look up */
+	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL) == 0) {
 		cu = next;
-		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
-			continue;
-		for (size_t i = 0; i < nlines; i++) {
-			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			Dwarf_Addr addr;
-			bool end = false;
-			int lineno = 0;
-			const char *file;
-			struct lrow *r;
-
-			if (l == NULL || dwarf_lineaddr(l, &addr) != 0 || addr + bias > UINT32_MAX)
-				continue;
-			dwarf_lineno(l, &lineno);
-			dwarf_lineendsequence(l, &end);
-			file = dwarf_linesrc(l, NULL, NULL);
-			if (lt->n == cap) {
-				cap = cap ? 2 * cap : 4096;
-				lt->rows = kp_reallocarray(lt->rows, cap, sizeof *lt->rows);
-			}
-			r = &lt->rows[lt->n];
-			r->addr = addr + bias;
-			r->line = lineno;
-			r->end = end;
-			r->seq = lt->n;
-			r->file = file ? file : "??";
-			lt->n++;
+		if (dwarf_getsrclines(&cudie, &lines, &nlines) == 0 && nlines > 0) {
+			lt->mod = ke->mod;
+			return 0;
 		}
 	}
-	if (lt->n == 0) {
-		kp_error("%s: no DWARF line table (build the kernel with -g) for --lines", ke->path);
-		linetab_free(lt);
-		return -1;
-	}
-	qsort(lt->rows, lt->n, sizeof *lt->rows, cmp_row);
-	return 0;
+	kp_error("%s: no DWARF line table (build the kernel with -g) for --lines", ke->path);
+	return -1;
 }
 
-/* The file names stay libdwfl's, alive until the module is closed. */
 void linetab_free(struct linetab *lt)
 {
-	free(lt->rows);
 	memset(lt, 0, sizeof *lt);
 }
 
-/* The row covering addr; calls must come with addr not decreasing. */
-const struct lrow *linetab_next(const struct linetab *lt, size_t *cursor, uint64_t addr)
+/* The source line of addr, by libdwfl; NULL when no line covers it. The
+ * file name is libdwfl's, alive until the module is closed. */
+const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line)
 {
-	const struct lrow *r;
+	Dwfl_Line *l;
+	const char *file;
 
-	while (*cursor < lt->n && lt->rows[*cursor].addr <= addr)
-		(*cursor)++;
-	if (*cursor == 0)
+	if (lt->mod == NULL || (l = dwfl_module_getsrc(lt->mod, addr)) == NULL)
 		return NULL;
-	r = &lt->rows[*cursor - 1];
-	return r->end ? NULL : r;
+	file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	return file ? file : "??";
 }
 
 /* Paths under the current directory print relative, as the build named them. */

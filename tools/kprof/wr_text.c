@@ -145,26 +145,22 @@ static size_t rows_by_line(struct row *rows, const struct linetab *lt, const str
 			   const struct profile *p)
 {
 	struct lhit *lh = kp_calloc(p->nhits, sizeof *lh);
-	size_t nl = 0, n = 0, cursor = 0;
-	uint32_t mod = UINT32_MAX;
+	size_t nl = 0, n = 0;
 	uint64_t unknown = 0;
 
 	for (size_t i = 0; i < p->nhits; i++) {
 		const struct hit *h = &p->hits[i];
-		const struct lrow *r = NULL;
+		const char *file = NULL;
+		int line = 0;
 
-		if (h->mod != mod) {
-			mod = h->mod;
-			cursor = 0;
-		}
 		if (sy->of[h->mod] >= 0)
-			r = linetab_next(&lt[sy->of[h->mod]], &cursor, h->addr);
-		if (r == NULL) {
+			file = linetab_at(&lt[sy->of[h->mod]], h->addr, &line);
+		if (file == NULL) {
 			unknown += h->count;
 			continue;
 		}
-		lh[nl].file = linetab_relpath(r->file);
-		lh[nl].line = r->line;
+		lh[nl].file = linetab_relpath(file);
+		lh[nl].line = line;
 		lh[nl].count = h->count;
 		nl++;
 	}
@@ -241,7 +237,7 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	if (wo->by == BY_LINE) {
 		lt = kp_calloc(sy->n, sizeof *lt);
 		for (size_t m = 0; m < ss->nmods; m++)
-			if (sy->of[m] >= 0 && lt[sy->of[m]].rows == NULL &&
+			if (sy->of[m] >= 0 && lt[sy->of[m]].mod == NULL &&
 			    linetab_load(&lt[sy->of[m]], &sy->elfs[sy->of[m]]) < 0) {
 				free_linetabs(lt, sy->n);
 				return -1;
