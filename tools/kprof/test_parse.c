@@ -318,6 +318,106 @@ static void check_ranges(void **state)
 	symbolizer_close(&sy);
 }
 
+/* Two ELFs linked at one address, as every user program is: the dump's
+ * modules say which is which, by build-id, in either order. */
+static void modules_by_build_id(void **state)
+{
+	const char *paths[] = { fixture("fixture.elf"), fixture("fixture-nested.elf") };
+	struct symbolizer sy;
+	struct sampleset ss = { 0 };
+	struct profile p;
+	struct fx nf;
+	char warning[256] = "";
+	uint32_t at = sym("helper");
+
+	(void)state;
+	elf_facts(paths[1], &nf);
+	assert_int_equal(sym_of(paths[1], "outer"), at);     /* the same address */
+	assert_int_equal(symbolizer_open(&sy, paths, 2), 0);
+	ss.nmods = 2;
+	ss.mods = calloc(2, sizeof *ss.mods);
+	strcpy(ss.mods[0].build_id, nf.build_id);            /* nested first */
+	strcpy(ss.mods[1].build_id, fx()->build_id);
+	ss.mods[1].path = strdup("/somewhere/fixture.elf");
+	ss.nflat = 2;
+	ss.flat = calloc(2, sizeof *ss.flat);
+	ss.flat[0] = (struct flat){ 0, at + 0x18, 5 };
+	ss.flat[1] = (struct flat){ 1, at + 2, 3 };
+	ss.total = ss.kernel = 8;
+	assert_int_equal(kp_match(&sy, &ss, 0, warning, sizeof warning), 0);
+	assert_int_equal(sy.of[0], 1);
+	assert_int_equal(sy.of[1], 0);
+	assert_int_equal(symbolize(&p, &sy, &ss), 0);
+	assert_string_equal(sy.elfs[1].syms[p.hits[0].sym].name, "outer");
+	assert_string_equal(sy.elfs[0].syms[p.hits[1].sym].name, "helper");
+	assert_int_equal(p.unknown, 0);
+	profile_free(&p);
+
+	/* no build-id to go by: the file name decides; no match: unknown */
+	ss.mods[1].build_id[0] = '\0';
+	ss.mods[0].build_id[0] = '\0';
+	assert_int_equal(kp_match(&sy, &ss, 0, warning, sizeof warning), 0);
+	assert_int_equal(sy.of[0], -1);
+	assert_int_equal(sy.of[1], 0);
+	assert_int_equal(symbolize(&p, &sy, &ss), 0);
+	assert_int_equal(p.unknown, 5);
+	profile_free(&p);
+	sampleset_free(&ss);
+	symbolizer_close(&sy);
+}
+
+/* The common dump header: a good one, then each field broken. */
+static void dump_header(void **state)
+{
+	unsigned char *good, *b;
+	size_t len;
+	struct dumphdr dh;
+	static const struct { size_t off; unsigned char val; const char *want; } bad[] = {
+		{ 0, 'X', "no dump header" },              /* magic */
+		{ 8, 9, "version" },                       /* version 9 */
+		{ 12, 0, NULL },                           /* rate low byte: still nonzero */
+		{ 16, 99, "module table" },                /* nmodules 99 > table */
+		{ 17, 1, "at most" },                      /* nmodules 355 > DUMP_MODULES_MAX */
+		{ 20, 0xff, "does not fit" },              /* size past the file */
+		{ 32 + 8, 0xff, "build-id of" },           /* build_id_len 255 */
+	};
+
+	(void)state;
+	assert_int_equal(kp_readfile(KPROF_SRCDIR "/fuzz/dump/two-modules", 4096, &good, &len), 0);
+	assert_int_equal(dump_engine(good, len), DUMP_ENGINE_GMON);
+	assert_int_equal(dump_parse(&dh, good, len, "t"), 0);
+	assert_int_equal(dh.nmods, 2);
+	assert_true(dh.hz > 1000.152 && dh.hz < 1000.154);
+	assert_int_equal(dh.mods[1].load, 0x40000000);
+	assert_string_equal(dh.mods[1].path, "/bin/kwork");
+	assert_int_equal(strlen(dh.mods[0].build_id), 40);
+	size_t hdr = dh.size;
+	dump_free(&dh);
+	/* cut short: refused until the whole header and table are there */
+	for (size_t cut = 0; cut < len; cut++) {
+		int r = dump_parse(&dh, good, cut, "t");
+
+		assert_int_equal(r, cut < hdr ? -1 : 0);
+		if (r == 0)
+			dump_free(&dh);
+	}
+	b = malloc(len);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memcpy(b, good, len);
+		b[bad[i].off] = bad[i].val;
+		if (bad[i].want == NULL) {
+			assert_int_equal(dump_parse(&dh, b, len, "t"), 0);
+			dump_free(&dh);
+			continue;
+		}
+		assert_int_equal(dump_parse(&dh, b, len, "t"), -1);
+		if (strstr(kp_lasterror(), bad[i].want) == NULL)
+			fail_msg("byte %zu: '%s' lacks '%s'", bad[i].off, kp_lasterror(), bad[i].want);
+	}
+	free(b);
+	free(good);
+}
+
 static void line_table(void **state)
 {
 	static const char *fns[] = { "helper", "spin_a", "spin_b", "spin_c", "far_fn", "_start" };
@@ -352,6 +452,8 @@ int test_parse_group(void)
 		cmocka_unit_test(merge_res0_and_res4),
 		cmocka_unit_test(check_ranges),
 		cmocka_unit_test(line_table),
+		cmocka_unit_test(modules_by_build_id),
+		cmocka_unit_test(dump_header),
 	};
 
 	return cmocka_run_group_tests_name("kprof-parse", tests, NULL, NULL);
