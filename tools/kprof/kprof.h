@@ -161,6 +161,7 @@ struct kelf {
 #define KELF_MAX_BYTES (512u << 20)  /* a teaching kernel's ELF is a few MiB */
 
 int kelf_open(struct kelf *ke, const char *path, uint64_t load);
+int kelf_fuzz(const unsigned char *buf, size_t len);     /* elffuzz.c */
 void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);

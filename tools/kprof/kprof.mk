@@ -7,7 +7,7 @@
 #   kprof-unit   build/kprof-unit, build/kprof-asan and the fixtures (builds only;
 #                the test runner executes build/kprof-unit)
 #   kprof-bench  time build/kprof against addr2line on a 1 MiB-text ELF
-#   fuzz         build a libFuzzer target per reader (and the dump header) with
+#   fuzz         build a libFuzzer target per reader (and the dump header, ELF) with
 #                clang and run each for FUZZTIME seconds from its saved inputs
 #                in tools/kprof/fuzz/NAME; crashes land there too, and inputs
 #                that add coverage are merged back (commit them: kprof-unit
@@ -18,7 +18,7 @@ KPROF_OBJ  := $(BUILD)/tools/kprof
 # every rd_*.c is a reader and every wr_*.c a writer (listed in pipeline.c)
 KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
-KPROF_CORE := util kpinfo dump pipeline symbolize profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS)
+KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS)
 KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz
 
 KPROF_PKGS   := libelf libdw capstone
@@ -91,10 +91,10 @@ $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c
 kprof-bench: $(BUILD)/kprof
 	@sh $(KPROF_SRC)/bench.sh $(BUILD) $(CC)
 
-# ---- fuzzing: one target per reader, plus the common dump header ----
+# ---- fuzzing: one target per reader, plus the dump header and the ELF ----
 FUZZCC   ?= clang
 FUZZTIME ?= 60
-KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump
+KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump elf
 KPROF_FUZZ_BINS  := $(patsubst %,$(BUILD)/fuzz-%,$(KPROF_FUZZ_NAMES))
 KPROF_FUZZ_CORE  := $(patsubst %,$(KPROF_OBJ)/fuzz/%.o,$(KPROF_CORE))
 KPROF_FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -42,8 +42,9 @@ static const char *base(const char *path)
 }
 
 /* Each module to the ELF with its build-id, else to the ELF of its file
- * name. A dump of one module (kpdata) is of the first ELF, the kernel,
- * whose build-id must then match. A warning for --force goes to warning. */
+ * name. A dump of one module (kpdata) that matches neither is of the first
+ * ELF, the kernel, and refused as another kernel's unless forced; the
+ * warning for --force goes to warning. */
 int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n)
 {
 	free(sy->of);
@@ -59,7 +60,7 @@ int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char 
 		for (size_t e = 0; e < sy->n && sy->of[i] < 0 && m->path; e++)
 			if (strcmp(base(m->path), base(sy->elfs[e].path)) == 0)
 				sy->of[i] = (long)e;
-		if (ss->nmods == 1 && sy->n > 0) {
+		if (sy->of[i] < 0 && ss->nmods == 1 && sy->n > 0) {
 			sy->of[i] = 0;
 			switch (kp_check_build_id(&sy->elfs[0], m, force)) {
 			case -1:

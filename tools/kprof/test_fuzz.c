@@ -8,7 +8,7 @@
 #include "test_util.h"
 
 /* The inputs in tools/kprof/fuzz/NAME; returns how many. */
-static int replay(const char *name, const struct reader *r)
+static int replay(const char *name, const struct reader *r, int elf)
 {
 	char dir[4096], path[4608];
 	struct dirent *de;
@@ -30,7 +30,8 @@ static int replay(const char *name, const struct reader *r)
 		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		assert_int_equal(kp_readfile(path, 1 << 24, &buf, &len), 0);
 		memset(&ss, 0, sizeof ss);
-		rc = r ? r->parse(&ss, buf, len, path) : dump_fuzz(&ss, buf, len, path);
+		rc = elf ? kelf_fuzz(buf, len) : r ? r->parse(&ss, buf, len, path) :
+		     dump_fuzz(&ss, buf, len, path);
 		if (rc != 0 && rc != -1)
 			fail_msg("%s: parse returned %d", path, rc);
 		/* an input the reader takes must make a sane sample set */
@@ -51,9 +52,10 @@ static void every_reader_replays(void **state)
 {
 	(void)state;
 	for (size_t i = 0; readers[i]; i++)
-		if (replay(readers[i]->name, readers[i]) == 0)
+		if (replay(readers[i]->name, readers[i], 0) == 0)
 			fail_msg("reader %s has no saved fuzzer inputs", readers[i]->name);
-	assert_true(replay("dump", NULL) > 0);
+	assert_true(replay("dump", NULL, 0) > 0);
+	assert_true(replay("elf", NULL, 1) > 0);
 }
 
 int test_fuzz_group(void)
