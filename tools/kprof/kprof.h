@@ -34,6 +34,7 @@ enum {
 #define KI_BITNO(id, key, form) KI_BIT_##id,
 	KPINFO_KEYS(KI_BITNO)
 #undef KI_BITNO
+	KI_NKEYS
 };
 enum {
 #define KI_MASK(id, key, form) KI_##id = 1u << KI_BIT_##id,
@@ -49,7 +50,7 @@ struct kpinfo {
 	double hz;
 	char state[8];
 	char build_id[129];            /* lower-case hex */
-	int lines[KI_BIT_LAST + 1];    /* the line each key was on */
+	int lines[KI_NKEYS];           /* the line each key was on */
 };
 
 int kpinfo_parse(struct kpinfo *ki, const char *text, size_t len, const char *name);
