@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/libdwfl.h>
+
 #include "test_util.h"
 
 static void kpinfo_all_keys(void **state)
@@ -318,6 +320,43 @@ static void check_ranges(void **state)
 	symbolizer_close(&sy);
 }
 
+/* The ranges answer as libdwfl itself does, at every byte of text: the
+ * shortcut for bytes one sized symbol covers must never differ. */
+static void ranges_agree_with_libdwfl(void **state)
+{
+	const char *paths[] = { fixture("fixture.elf"), fixture("fixture-nested.elf"),
+				fixture("fixture-noid.elf") };
+
+	(void)state;
+	for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
+		struct kelf ke;
+		size_t checked = 0;
+
+		assert_int_equal(kelf_open(&ke, paths[f], 0), 0);
+		for (size_t t = 0; t < ke.ntext; t++)
+			for (uint64_t a = ke.text[t].addr; a < ke.text[t].addr + ke.text[t].size; a++) {
+				const struct krange *r = kelf_range(&ke, a, NULL);
+				GElf_Off off;
+				GElf_Sym sy;
+				const char *name = dwfl_module_addrinfo(ke.mod, a, &off, &sy, NULL, NULL, NULL);
+
+				if (name == NULL || name[0] == '\0') {
+					if (r)
+						fail_msg("%s 0x%jx: kprof %s, libdwfl none", paths[f],
+							 (uintmax_t)a, ke.syms[r->sym].name);
+					continue;
+				}
+				if (r == NULL || strcmp(ke.syms[r->sym].name, name) != 0 ||
+				    ke.syms[r->sym].value != a - off)
+					fail_msg("%s 0x%jx: kprof %s, libdwfl %s+0x%jx", paths[f], (uintmax_t)a,
+						 r ? ke.syms[r->sym].name : "none", name, (uintmax_t)off);
+				checked++;
+			}
+		assert_true(checked >= 65);         /* nested.c has 65 bytes */
+		kelf_close(&ke);
+	}
+}
+
 /* Two ELFs linked at one address, as every user program is: the dump's
  * modules say which is which, by build-id, in either order. */
 static void modules_by_build_id(void **state)
@@ -452,6 +491,7 @@ int test_parse_group(void)
 		cmocka_unit_test(merge_res0_and_res4),
 		cmocka_unit_test(check_ranges),
 		cmocka_unit_test(line_table),
+		cmocka_unit_test(ranges_agree_with_libdwfl),
 		cmocka_unit_test(modules_by_build_id),
 		cmocka_unit_test(dump_header),
 	};
