@@ -92,8 +92,15 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_FORMAT:
 			o->writer = writer_named(optarg);
-			if (o->writer == NULL)
-				return usage_error("unknown --format (text or readprofile):", optarg);
+			if (o->writer == NULL) {
+				char names[256] = "";
+
+				for (size_t i = 0; writers[i]; i++)
+					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+						 i ? ", " : "", writers[i]->name);
+				fprintf(stderr, "kprof: unknown --format %s (%s); usage: %s\n", optarg, names, USAGE);
+				return -1;
+			}
 			break;
 		case ':':
 			return usage_error("option needs a value:", argv[optind - 1]);
@@ -110,11 +117,12 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 				   "too many arguments", NULL);
 	if (lines && addr)
 		return usage_error("--lines and --addr are two different reports; pick one", NULL);
-	if (o->writer->needs_dir && o->wo.outdir == NULL)
-		return usage_error(o->writer == writer_named("readprofile") ?
-				   "--format readprofile needs -o DIR" : "this --format needs -o DIR", NULL);
+	if (o->writer->needs_dir && o->wo.outdir == NULL) {
+		fprintf(stderr, "kprof: --format %s needs -o DIR; usage: %s\n", o->writer->name, USAGE);
+		return -1;
+	}
 	if (!o->writer->needs_dir && o->wo.outdir)
-		return usage_error("-o DIR goes with --format readprofile", NULL);
+		return usage_error("-o DIR goes with --format readprofile (a writer that makes files)", NULL);
 	if (o->writer != writer_named("text") && (lines || addr))
 		return usage_error("--lines and --addr are text reports; drop them for this --format", NULL);
 	o->wo.by = lines ? BY_LINE : addr ? BY_ADDR : BY_SYMBOL;
