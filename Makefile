@@ -27,11 +27,11 @@ DEPS_OK :=
 CFLAGS  ?= -O2 -g
 XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
-	-Wall -Wextra -Werror -std=gnu11 -MD -MP -Iinclude
+	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 
 
-.PHONY: all run demo test bench clean help
+.PHONY: all run profile demo test bench clean help
 all: $(BUILD)/kernel.elf $(BUILD)/os.iso kprof-all
 
 include kernel/kernel.mk
@@ -60,23 +60,34 @@ $(BUILD)/os.iso: $(BUILD)/kernel.elf $(BUILD)/initrd.tar $(BUILD)/iso/boot/grub/
 FORCE:
 
 # ---- running ----
+# tests/qemu/qemu.py builds QEMU's command line. ARGS: kernel command-line
+# words (make run ARGS='hz=5000'); QEMUFLAGS: more QEMU arguments for run and
+# profile; ICOUNT=0: make run without -icount (guest time is host time).
 ICOUNT ?= 1
-QEMUFLAGS := -display none -serial stdio -no-reboot -m 128M \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04
-ifeq ($(ICOUNT),1)
-QEMUFLAGS += -icount shift=0,sleep=off
-endif
+ARGS ?=
+QEMUFLAGS ?=
 
-# The kernel command line can be given at boot time: make run ARGS='hz=5000'
 run: all
-	@echo "kprof-os: booting; type at the \$$ prompt, 'halt' to power off"
-	$(PYTHON) tests/qemu/vm.py --interactive $(if $(filter 1,$(ICOUNT)),--icount) --cmdline '$(ARGS)'
+	@echo "kprof-os: booting; type at the \$$ prompt, 'halt' to power off, Ctrl-A x to leave QEMU"
+	$(PYTHON) tests/qemu/vm.py --interactive $(if $(filter 1,$(ICOUNT)),--icount) \
+		--cmdline '$(ARGS)' --qemu-flags '$(QEMUFLAGS)'
+
+# make profile CMD='kwork loop 1000000 50': one command line, profiled in a
+# fresh QEMU under -icount by ENGINE; the dump stays in OUT.
+ENGINE ?= devkprof
+OUT ?= $(BUILD)/profile
+KPROFFLAGS ?=
+profile: all
+	@test -n "$$KPROF_CMD" || { echo "usage: make profile CMD='kwork loop 1000000 50' [ENGINE=devkprof] [ARGS='hz=10000'] [OUT=dir] [KPROFFLAGS='--lines']"; exit 2; }
+	@$(PYTHON) tests/qemu/profile.py --engine '$(ENGINE)' --out '$(OUT)' --cmdline '$(ARGS)' \
+		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+profile: export KPROF_CMD = $(CMD)
 
 demo: all
 	$(PYTHON) tests/qemu/demo.py
 
 test: all kprof-unit
-	$(PYTHON) tests/qemu/run.py
+	$(PYTHON) tests/qemu/run.py --no-make
 
 bench: all
 	$(PYTHON) tests/qemu/bench.py
@@ -85,9 +96,15 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@echo "make        build kernel, user programs, initrd, ISO and host tool"
-	@echo "make run    boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line)"
-	@echo "make demo   profile the bundled workloads and print the reports"
-	@echo "make test   host unit tests and the QEMU serial-console suite"
-	@echo "make bench  deterministic benchmarks (icount)"
-	@echo "make fuzz   run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"
+	@echo "make          build kernel, user programs, initrd, ISO and host tool"
+	@echo "make run      boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line,"
+	@echo "              ICOUNT=0 without -icount); ^C goes to the guest, Ctrl-A x leaves QEMU;"
+	@echo "              exported files are unpacked under build/run/ at the end"
+	@echo "make profile  CMD='kwork loop 1000000 50': profile one command line and print the report"
+	@echo "              (ENGINE=devkprof, ARGS=..., OUT=build/profile, KPROFFLAGS='--lines')"
+	@echo "make demo     profile the bundled workloads and print the reports"
+	@echo "make test     host unit tests and the QEMU serial-console suite"
+	@echo "make bench    benchmarks: instruction counts under icount, host tool wall-clock"
+	@echo "make fuzz     run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"
+	@echo "make clean    remove build/"
+	@echo "make help     this list"

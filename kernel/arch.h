@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/i386/trapframe.h"
+#include "machdep.h"       /* the selected architecture's trap frame */
 
 /* boot-time setup: GDT, TSS, IDT, PIC */
 void arch_init(void);
@@ -19,16 +19,20 @@ uint32_t splhi(void);
 void splx(uint32_t s);
 extern volatile uint32_t splpc;
 void arch_enable_interrupts(void);
-bool arch_interrupts_enabled(void);
 void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
 
-uint64_t arch_read_tsc(void);
 uint32_t arch_tsc_khz(void);           /* calibrated against the PIT at boot */
+void arch_tsc_calibrate(void);         /* at boot: measures the TSC rate */
 void arch_poweroff(int code) __attribute__((noreturn));
+
+/* unmasks an interrupt line (0: the clock) */
+void arch_irq_enable(int irq);
 
 /* 8254 PIT channel 0. Returns the achieved rate in millihertz. */
 uint32_t arch_pit_set_hz(uint32_t hz);
 uint32_t arch_pit_divisor(uint32_t hz);
+/* Starts channel 0's count again: the next tick is one period from now. */
+void arch_pit_restart(void);
 
 /* 16550 UARTs: port 0 is COM1 (the console), port 1 is COM2 (raw export) */
 void arch_uart_init(void);
@@ -39,20 +43,8 @@ void arch_uart_putc(int port, char c);
  * its length, or -1 if there is no fw_cfg or no such file. */
 int arch_fwcfg_read(const char *name, char *buf, int size);
 
-/* *c += 1 unless it is already 0xFFFFFFFF; then *lost += 1 instead.
- * Three instructions: the add's carry is taken back by sbb, and the same
- * borrow is what adc adds to *lost. */
-static inline void arch_inc_sat(uint32_t *c, uint32_t *lost)
-{
-	__asm__("addl $1, %0\n\tsbbl $0, %0\n\tadcl $0, %1" : "+m"(*c), "+m"(*lost) : : "cc");
-}
-
 /* where a clock tick held back by splhi() lands, right after splx's sti */
 extern char splx_landing[];
-
-/* the frame of the interrupted context */
-static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
-static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 
 /* paging (kernel/arch/i386/mmu.c) */
 void arch_paging_init(uint32_t ram_top);
@@ -64,12 +56,26 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa);
 void arch_unmap_user(uint32_t *pgdir, uint32_t va);   /* frees the page */
 /* physical address of the user page at va, or 0 if not mapped user */
 uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
-uint32_t arch_fault_addr(void);        /* cr2 */
 
 /* the kernel stack used on a trap from user mode */
 void arch_set_kernel_stack(uint32_t top);
 /* builds the first frame of a new process on its kernel stack */
-struct context;
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp);
+/* the first context of a new process: switching to it goes to user mode
+ * through the trap frame just above it */
+void arch_context_init(struct context *ctx);
+
+/* the debug trap and single-stepping, for the per-instruction profiler */
+void arch_single_step(struct trapframe *tf, bool on);
+bool arch_trap_is_step(const struct trapframe *tf);    /* a #DB from the trap flag */
+
+/* Frame-pointer stack walks. They store at most max return addresses in
+ * pcs and return how many; a null, misaligned, cyclic or unmapped frame
+ * pointer, or one that leaves the stack's address range, ends the walk
+ * instead of faulting. The kernel walk takes frames in kernel memory; the
+ * user walk reads the user stack of the address space pgdir through its
+ * page table. */
+int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max);
+int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
 
 #endif

@@ -2,7 +2,9 @@
  * sample to the profiler, wakes sleepers and preempts at the end of a time
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
+#include "abi/syscall.h"
 #include "arch.h"
+#include "clock.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"
@@ -14,6 +16,7 @@ volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later o
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
 static uint64_t tick_cycles;
+static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
 
@@ -30,6 +33,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
+	two_ticks = (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
 	last_edge = 0;
 	if (old && old != hz_mhz) {
 		next_wake = ~0ull;
@@ -47,6 +51,14 @@ uint32_t clock_set_hz(uint32_t hz)
 	return hz_mhz;
 }
 
+/* The PIT's count starts again: the next tick is a whole period away. The
+ * edge the lost-tick count measures from starts again with it. */
+void clock_restart_phase(void)
+{
+	arch_pit_restart();
+	last_edge = 0;
+}
+
 uint64_t clock_uptime_us(void)
 {
 	uint32_t s = splhi();
@@ -57,10 +69,9 @@ uint64_t clock_uptime_us(void)
 
 void clock_init(uint32_t hz, uint32_t quantum)
 {
-	extern void pic_enable(int irq);
 	quantum_ms = quantum;
 	clock_set_hz(hz);
-	pic_enable(0);
+	arch_irq_enable(0);
 }
 
 uint32_t clock_hz_mhz(void)
@@ -94,51 +105,74 @@ static void wake_sleepers(void)
 	}
 }
 
+/* Ticks merged into this one while interrupts were off. n whole periods
+ * since the edge the last tick belonged to means n - 1 edges found this
+ * tick still pending and were lost as interrupts. A tick only held back
+ * (by less than a period) is not one. The usual case, a tick within two
+ * periods of the last, costs a compare: the division runs only when ticks
+ * were really merged. */
+__attribute__((noinline)) static uint32_t merged_slow(uint64_t now)
+{
+	uint64_t n;
+
+	if (!last_edge || !tick_cycles || now - last_edge < 2 * tick_cycles) {
+		last_edge = now;        /* resynchronise on a tick that came on time */
+		return 0;
+	}
+	n = (now - last_edge) / tick_cycles;
+	last_edge += n * tick_cycles;
+	lost_ticks += (uint32_t)(n - 1);
+	return (uint32_t)(n - 1);
+}
+
+/* The test on every tick is on the low 32 bits of the TSC: the gap since
+ * the last edge is below two periods (at most a few hundred million
+ * cycles) unless ticks were merged, and only a gap of 2^32 cycles, seconds
+ * with interrupts off, could pass for a short one. */
+static inline uint32_t merged_ticks(void)
+{
+	uint64_t now = arch_read_tsc();
+
+	if (__builtin_expect((uint32_t)now - (uint32_t)last_edge < two_ticks, 1)) {
+		last_edge = now;
+		return 0;
+	}
+	return merged_slow(now);
+}
+
+/* The lost ticks still count as time, and the profiler gets them as the
+ * weight of this tick's sample, charged where this one landed (for a cli
+ * section, through splpc, to the code that turned interrupts off), so that
+ * section is weighed by its length. */
 void clock_intr(struct trapframe *tf)
 {
 	struct proc *p = curproc();
-	uint64_t now = arch_read_tsc();
-	uint32_t missed = 0;
-	uint64_t n;
+	uint32_t n = 1 + merged_ticks();
+	bool user = arch_frame_user(tf);
+	uint64_t now;
 
-	/* Ticks merged while interrupts were off: n whole periods since the
-	 * edge the last tick belonged to means n - 1 edges found this tick still
-	 * pending and were lost as interrupts. A tick only held back (by less
-	 * than a period) is not one. The lost ticks still count as time, and
-	 * the profiler gets a sample for each, all charged where this one
-	 * landed (for a cli section, through splpc, to the code that turned
-	 * interrupts off), so that section is weighed by its length. */
-	n = last_edge && tick_cycles ? (now - last_edge) / tick_cycles : 1;
-	if (n >= 2) {
-		missed = (uint32_t)(n - 1);
-		lost_ticks += missed;
-		last_edge += n * tick_cycles;
-	} else {
-		last_edge = now;        /* resynchronise on a tick that came on time */
-	}
-	ticks += 1 + missed;
-
-	prof_tick_fn fn = prof_tick;
-	if (fn) {
-		fn(tf, p);
-		if (__builtin_expect(missed != 0, 0))
-			while (missed--)
-				fn(tf, p);
-	}
-
+	arch_clock_eoi();       /* before this tick may switch processes */
+	prof_clock_tick(tf, p, user, n);
+	now = ticks + n;                /* ticks is volatile: one load, one store */
+	ticks = now;
 	if (p) {
-		if (arch_frame_user(tf))
-			p->uticks += 1 + missed;
+		if (user)
+			p->uticks += n;
 		else
-			p->kticks += 1 + missed;
-		slice_used += 1 + missed;
+			p->kticks += n;
+		slice_used += n;
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
 	}
-	if (ticks >= next_wake)
+	if (now >= next_wake)
 		wake_sleepers();
-	if (p && arch_frame_user(tf) && need_resched)
-		yield();
+	if (p && user) {
+		if (need_resched)
+			yield();
+		if (p->killed)
+			proc_exit(WSTATUS_KILLED);
+		prof_userret(p, tf);
+	}
 }
 
 /* the scheduler starts a fresh slice on every switch */

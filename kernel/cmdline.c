@@ -24,10 +24,16 @@ static const struct numkey numkeys[] = {
 	{ "kprof.res", 0, KPROF_RES_MAX, offsetof(struct bootcfg, kprof_res) },
 };
 
-static bool is(const char *w, size_t n, const char *key)
-{
-	return strlen(key) == n && strncmp(w, key, n) == 0;
-}
+/* bare words, or word=on|off|1|0 */
+static const struct boolkey {
+	const char *key;
+	size_t off;
+} boolkeys[] = {
+	{ "ktest", offsetof(struct bootcfg, ktest) },
+	{ "pitcheck", offsetof(struct bootcfg, pitcheck) },
+	{ "prof.test", offsetof(struct bootcfg, prof_test) },
+	{ "prof.example", offsetof(struct bootcfg, prof_example) },
+};
 
 /* one word: w[0..n), with the '=' at eq (or eq == n for a bare word) */
 static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
@@ -45,7 +51,7 @@ static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
 		const struct numkey *k = &numkeys[i];
 		uint32_t *field = (uint32_t *)((char *)cfg + k->off);
 		uint32_t v;
-		if (!is(w, eq, k->key))
+		if (!word_is(w, eq, k->key))
 			continue;
 		if (eq == n || !parse_uint(val, vlen, &v) || v < k->min || v > k->max) {
 			if (verbose)
@@ -56,21 +62,21 @@ static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
 		*field = v;
 		return 0;
 	}
-	if (is(w, eq, "ktest") || is(w, eq, "pitcheck")) {
-		bool on = eq == n || is(val, vlen, "1") || is(val, vlen, "on");
-		if (!on && !is(val, vlen, "0") && !is(val, vlen, "off")) {
+	for (size_t i = 0; i < NELEM(boolkeys); i++) {
+		const struct boolkey *k = &boolkeys[i];
+		bool on = eq == n || word_is(val, vlen, "1") || word_is(val, vlen, "on");
+		if (!word_is(w, eq, k->key))
+			continue;
+		if (!on && !word_is(val, vlen, "0") && !word_is(val, vlen, "off")) {
 			if (verbose)
-				kprintf("cmdline: bad value '%.*s' for %.*s (on/off), ignored\n",
-					(int)vlen, val, (int)eq, w);
+				kprintf("cmdline: bad value '%.*s' for %s (on/off), ignored\n",
+					(int)vlen, val, k->key);
 			return 1;
 		}
-		if (w[0] == 'k')
-			cfg->ktest = on;
-		else
-			cfg->pitcheck = on;
+		*(bool *)((char *)cfg + k->off) = on;
 		return 0;
 	}
-	if (is(w, eq, "crash") && eq < n && vlen < sizeof cfg->crash) {
+	if (word_is(w, eq, "crash") && eq < n && vlen < sizeof cfg->crash) {
 		memcpy(cfg->crash, val, vlen);
 		cfg->crash[vlen] = 0;
 		return 0;

@@ -1,13 +1,11 @@
-/* The kernel command line (SPEC section 2): key=value words. */
+/* The kernel command line: key=value words (README.md lists the keys). */
 #ifndef CMDLINE_H
 #define CMDLINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HZ_DEFAULT      1000
-#define QUANTUM_DEFAULT 10      /* ms */
-#define QUANTUM_MAX     1000
+#include "abi/cmdline.h"
 
 struct bootcfg {
 	uint32_t hz;            /* requested PIT rate */
@@ -15,6 +13,8 @@ struct bootcfg {
 	uint32_t kprof_res;     /* log2 bytes of text per kpdata bin */
 	bool ktest;             /* run the in-kernel unit tests and power off */
 	bool pitcheck;          /* measure the PIT rate against the TSC and power off */
+	bool prof_test;         /* the test engines and /dev/proftest */
+	bool prof_example;      /* the example engine, on from boot */
 	char crash[16];         /* test only: make the kernel fault this way */
 };
 

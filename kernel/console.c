@@ -1,23 +1,32 @@
 /* The serial console: output to COM1 (turning \n into \r\n for terminals),
  * and a line discipline for input. Characters arrive from the UART
  * interrupt; the line being typed is echoed and edited here, and a finished
- * line is moved into the input ring where /dev/cons readers take it. */
+ * line is moved into the input ring where /dev/cons readers take it. ^C
+ * kills the foreground job, the process the shell named in /dev/consctl,
+ * with its descendants. */
 #include "console.h"
 #include "arch.h"
 #include "lib.h"
 #include "proc.h"
 #include "ring.h"
+#include "abi/console.h"
 #include "abi/errno.h"
-
-#define LINEMAX 256
 
 static uint8_t inbuf[4096];
 static struct ring input;       /* finished lines */
 static uint32_t nlines;         /* '\n's in input */
-static char line[LINEMAX];      /* the line being typed */
+static char line[CONS_LINEMAX];      /* the line being typed */
 static uint32_t linelen;
 static bool last_cr;
 static uint32_t neof;           /* ^D typed on an empty line, not yet read */
+static bool overflow;           /* the line outgrew line[]: dropped at its end */
+static int fgpid;               /* the foreground job, 0 if none */
+
+/* Names the process ^C kills (with its descendants); 0 for none. */
+void console_set_fg(int pid)
+{
+	fgpid = pid;
+}
 
 void console_init(void)
 {
@@ -38,6 +47,42 @@ static void echo(const char *s)
 	console_write(s, strlen(s));
 }
 
+/* Ends the line being typed as an empty line, so that the reader (the
+ * shell at its prompt) starts afresh. */
+static void put_empty_line(void)
+{
+	if (ring_space(&input) < 1)
+		return;
+	ring_put(&input, '\n');
+	nlines++;
+	wakeup(&input);
+}
+
+/* Kills pid and every process descended from it. Never pid 1: the first
+ * shell is what ^C returns to. Returns whether pid was alive. */
+static bool kill_tree(int pid)
+{
+	if (pid <= 1 || proc_kill(pid) < 0)
+		return false;
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].ppid == pid && procs[i].state != P_UNUSED &&
+		    procs[i].state != P_ZOMBIE)
+			kill_tree(procs[i].pid);
+	return true;
+}
+
+/* ^C: the line being typed is thrown away; the foreground job is killed
+ * (its parent, the shell, reports it and prompts again), or with none the
+ * reader gets an empty line and prompts again. */
+static void interrupt(void)
+{
+	linelen = 0;
+	overflow = false;
+	echo("^C\n");
+	if (!kill_tree(fgpid))
+		put_empty_line();
+}
+
 /* Called from the UART interrupt, interrupts off. */
 void console_rx(char c)
 {
@@ -55,6 +100,10 @@ void console_rx(char c)
 		}
 		return;
 	}
+	if (c == 0x03) {
+		interrupt();
+		return;
+	}
 	if (c == 0x04) {                /* ^D on an empty line: end of input */
 		if (linelen == 0) {
 			neof++;
@@ -64,6 +113,7 @@ void console_rx(char c)
 		return;
 	}
 	if (c == 0x15) {                /* ^U: erase the line */
+		overflow = false;
 		while (linelen > 0) {
 			linelen--;
 			echo("\b \b");
@@ -71,6 +121,16 @@ void console_rx(char c)
 		return;
 	}
 	if (c == '\n') {
+		if (overflow) {
+			/* Running the first CONS_LINEMAX - 1 characters of a longer
+			 * line could do something other than what was typed. */
+			kprintf("\nconsole: line longer than %d characters, dropped\n",
+				CONS_LINEMAX - 1);
+			overflow = false;
+			linelen = 0;
+			put_empty_line();
+			return;
+		}
 		if (ring_space(&input) < linelen + 1) {
 			echo("\r\nconsole: input full, line dropped\r\n");
 			linelen = 0;
@@ -86,12 +146,13 @@ void console_rx(char c)
 		return;
 	}
 	if ((c >= ' ' && c < 0x7F) || c == '\t') {
-		if (linelen < LINEMAX - 1) {
+		if (linelen < CONS_LINEMAX - 1) {
 			line[linelen++] = c;
 			char s[2] = { c, 0 };
 			echo(s);
-		} else {
-			echo("\a");    /* the line is full: ring the bell, drop it */
+		} else if (!overflow) {
+			overflow = true;
+			echo("\a");    /* the line is full: ring the bell once; Enter drops it */
 		}
 	}
 }

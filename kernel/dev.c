@@ -154,28 +154,51 @@ uint32_t snap_size(struct file *f)
 
 bool text_begin(struct textbuf *t)
 {
-	t->buf = kalloc();
+	t->pb = kalloc();       /* zeroed: an empty pagebuf, as snap_open makes */
 	t->len = 0;
-	t->cap = 4096;
-	return t->buf != NULL;
+	t->err = 0;
+	return t->pb != NULL;
 }
 
 void text_add(struct textbuf *t, const char *fmt, ...)
 {
+	char line[128], *s = line;
 	va_list ap;
-	int n;
+	int n, r;
 
-	if (t->len >= t->cap)
+	if (t->err)
 		return;
 	va_start(ap, fmt);
-	n = kvsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	n = kvsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	t->len = MIN(t->cap - 1, t->len + n);
+	if (n >= (int)sizeof line) {
+		/* a long one: format it again, into a page */
+		if (!(s = kalloc())) {
+			t->err = -ENOMEM;
+			return;
+		}
+		va_start(ap, fmt);
+		n = kvsnprintf(s, PGSIZE, fmt, ap);
+		va_end(ap);
+	}
+	if (n >= PGSIZE)
+		t->err = -E2BIG;
+	else if ((r = pagebuf_write(t->pb, t->len, s, n)) == n)
+		t->len += n;
+	else
+		t->err = r < 0 ? r : -ENOSPC;
+	if (s != line)
+		kfree(s);
 }
 
 int text_finish(struct textbuf *t, struct file *f)
 {
-	int r = snap_open(f, t->buf, t->len);
-	kfree(t->buf);
-	return r;
+	if (t->err) {
+		pagebuf_free(t->pb);
+		kfree(t->pb);
+		return t->err;
+	}
+	f->priv = t->pb;
+	f->privsize = t->len;
+	return 0;
 }

@@ -35,16 +35,23 @@ int snap_read(struct file *f, void *buf, uint32_t n, uint32_t off);
 void snap_close(struct file *f);
 uint32_t snap_size(struct file *f);
 
-/* A text builder for snapshots: appends with ksnprintf formatting into
- * a kalloc'd page (text devices stay under 4 KiB). */
+/* A text builder for snapshots: text_add appends with ksnprintf formatting
+ * to paged storage that grows as needed (to PAGEBUF_MAX bytes); text_finish
+ * makes it the open file's snapshot. The first failure is kept and
+ * text_finish returns it (-ENOMEM, -ENOSPC past PAGEBUF_MAX, -E2BIG for one
+ * add of a page or more), so a device's text is whole or its open fails,
+ * never cut short. */
+struct pagebuf;
 struct textbuf {
-	char *buf;
-	uint32_t len, cap;
+	struct pagebuf *pb;
+	uint32_t len;
+	int err;                /* 0, or the first -errno */
 };
-bool text_begin(struct textbuf *t);
+bool text_begin(struct textbuf *t);                     /* false: no memory */
 void text_add(struct textbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int text_finish(struct textbuf *t, struct file *f);   /* snap_open + free */
+int text_finish(struct textbuf *t, struct file *f);    /* 0, or t's error (all freed) */
 
-void devcons_init(void);
+void devcons_init(void);        /* devcons.c: cons, null, eia1 */
+void sysstat_init(void);        /* sysstat.c: sysstat */
 
 #endif

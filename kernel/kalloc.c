@@ -4,12 +4,40 @@
 #include "arch.h"
 #include "lib.h"
 
+/* A free page holds its links. The list is doubly linked so that
+ * kalloc_contig can take pages out of its middle in O(1) each. */
 struct run {
-	struct run *next;
+	struct run *next, *prev;
 };
 
 static struct run *freelist;
 static uint32_t nfree, ntotal;
+
+/* One bit per page below KERN_TOP, set while the page is free. It is kept
+ * up to date by kfree and kalloc, so kalloc_contig can search it with
+ * interrupts on instead of building it from the list with them off. */
+#define NMAPPAGES (KERN_TOP / PGSIZE)
+static volatile uint32_t freemap[NMAPPAGES / 32];
+
+static bool page_free(uint32_t pg)
+{
+	return freemap[pg / 32] & (1u << (pg % 32));
+}
+
+/* with interrupts off */
+static void unlink_page(struct run *r)
+{
+	uint32_t pg = (uint32_t)r / PGSIZE;
+
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		freelist = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	freemap[pg / 32] &= ~(1u << (pg % 32));
+	nfree--;
+}
 
 static bool overlaps(uint32_t a, uint32_t b, const struct memrange *r, int n)
 {
@@ -40,13 +68,19 @@ void kalloc_init(const struct memrange *avail, int navail,
 void kfree(void *page)
 {
 	struct run *r = page;
-	uint32_t s;
+	uint32_t pg = (uint32_t)page / PGSIZE, s;
 
-	if ((uint32_t)page % PGSIZE)
-		panic("kfree: unaligned page %p", page);
+	if ((uint32_t)page % PGSIZE || pg >= NMAPPAGES)
+		panic("kfree: bad page %p", page);
 	s = splhi();
+	if (page_free(pg))
+		panic("kfree: page %p freed twice", page);
+	r->prev = NULL;
 	r->next = freelist;
+	if (freelist)
+		freelist->prev = r;
 	freelist = r;
+	freemap[pg / 32] |= 1u << (pg % 32);
 	nfree++;
 	splx(s);
 }
@@ -57,10 +91,8 @@ void *kalloc(void)
 	uint32_t s = splhi();
 
 	r = freelist;
-	if (r) {
-		freelist = r->next;
-		nfree--;
-	}
+	if (r)
+		unlink_page(r);
 	splx(s);
 	if (r)
 		memset(r, 0, PGSIZE);
@@ -77,51 +109,47 @@ uint32_t kalloc_total_pages(void)
 	return ntotal;
 }
 
-/* Looks for n free pages at consecutive addresses by marking the free ones
- * in a bitmap over the lowest KERN_TOP bytes, then scanning it. */
+/* Looks for n free pages at consecutive addresses. The bitmap is searched
+ * with interrupts on, since at high clock rates a search of all memory
+ * with them off loses ticks; a run found is checked again, and taken,
+ * with them off, which costs O(n). If a page of it went meanwhile, the
+ * search goes on past that page, so it always ends. */
 void *kalloc_contig(uint32_t n)
 {
-	static uint32_t map[KERN_TOP / PGSIZE / 32];
-	uint32_t s, run = 0, first = 0;
-	struct run **pp;
-	void *found = NULL;
+	uint32_t pg = 0, run = 0, s;
 
-	if (n == 0)
+	if (n == 0 || n > NMAPPAGES)
 		return NULL;
-	s = splhi();
-	memset(map, 0, sizeof map);
-	for (struct run *r = freelist; r; r = r->next) {
-		uint32_t pg = (uint32_t)r / PGSIZE;
-		map[pg / 32] |= 1u << (pg % 32);
-	}
-	for (uint32_t pg = 0; pg < KERN_TOP / PGSIZE; pg++) {
-		if (!(map[pg / 32] & (1u << (pg % 32)))) {
+	while (pg < NMAPPAGES) {
+		if (!page_free(pg)) {
+			/* a whole word of used pages at once */
+			if (pg % 32 == 0 && freemap[pg / 32] == 0)
+				pg += 32;
+			else
+				pg++;
 			run = 0;
 			continue;
 		}
-		if (run++ == 0)
-			first = pg;
-		if (run == n) {
-			found = (void *)(first * PGSIZE);
-			break;
+		if (++run < n) {
+			pg++;
+			continue;
 		}
-	}
-	if (found) {
-		/* unlink the run's pages from the free list */
-		uint32_t lo = (uint32_t)found, hi = lo + n * PGSIZE;
-		for (pp = &freelist; *pp;) {
-			if ((uint32_t)*pp >= lo && (uint32_t)*pp < hi) {
-				*pp = (*pp)->next;
-				nfree--;
-			} else {
-				pp = &(*pp)->next;
-			}
+		uint32_t first = pg + 1 - n, ok = 1;
+		s = splhi();
+		for (uint32_t i = first; i <= pg && ok; i++)
+			ok = page_free(i);
+		if (ok)
+			for (uint32_t i = first; i <= pg; i++)
+				unlink_page((struct run *)(i * PGSIZE));
+		splx(s);
+		if (ok) {
+			memset((void *)(first * PGSIZE), 0, n * PGSIZE);
+			return (void *)(first * PGSIZE);
 		}
+		pg++;
+		run = 0;
 	}
-	splx(s);
-	if (found)
-		memset(found, 0, n * PGSIZE);
-	return found;
+	return NULL;
 }
 
 void kfree_contig(void *p, uint32_t n)

@@ -18,11 +18,10 @@ void kfree(void *page);
 uint32_t kalloc_free_pages(void);
 uint32_t kalloc_total_pages(void);
 
-
-
 /* n physically contiguous pages, zero-filled, or NULL. Used for buffers the
- * clock interrupt indexes directly; it searches the free list, so call it
- * rarely (when profiling starts), not on a hot path. */
+ * clock interrupt indexes directly. It searches a bitmap of all memory
+ * with interrupts on (they are off only to take the n pages found), so
+ * call it rarely (when profiling starts), not on a hot path. */
 void *kalloc_contig(uint32_t n);
 void kfree_contig(void *p, uint32_t n);
 #endif

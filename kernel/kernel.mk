@@ -6,7 +6,8 @@ KERNEL_C   := $(wildcard kernel/*.c kernel/arch/i386/*.c kernel/prof/*.c)
 KERNEL_ASM := $(wildcard boot/*.asm kernel/arch/i386/*.asm)
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/%.asm.o,$(KERNEL_ASM))
-KCFLAGS    := $(XCFLAGS) -Ikernel -mgeneral-regs-only
+ARCH       := i386
+KCFLAGS    := $(XCFLAGS) -Ikernel -Ikernel/arch/$(ARCH) -mgeneral-regs-only
 
 $(BUILD)/kernel/%.o: kernel/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

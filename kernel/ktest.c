@@ -1,23 +1,29 @@
 /* In-kernel unit tests, run by the command-line word `ktest`. They print
  * KTAP and power the machine off with a status that says pass or fail. */
+#include "abi/errno.h"
+#include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "arch.h"
+#include "boottest.h"
 #include "cmdline.h"
+#include "ctl.h"
+#include "dev.h"
 #include "kalloc.h"
+#include "ktest.h"
 #include "lib.h"
 #include "multiboot.h"
+#include "prof/prof.h"
 #include "ring.h"
+#include "uaccess.h"
 
 static int failures, checks;
 
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(bool ok, const char *what, int line)
+void ktest_check(bool ok, const char *what, const char *file, int line)
 {
 	checks++;
 	if (!ok) {
 		failures++;
-		kprintf("    # check failed: %s (ktest.c:%d)\n", what, line);
+		kprintf("    # check failed: %s (%s:%d)\n", what, file, line);
 	}
 }
 
@@ -27,7 +33,7 @@ static void t_cmdline(void)
 
 	cmdline_defaults(&c);
 	CHECK(cmdline_parse("", &c, false) == 0);
-	CHECK(c.hz == 1000 && c.quantum == 10 && c.kprof_res == 0 && !c.ktest);
+	CHECK(c.hz == HZ_DEFAULT && c.quantum == QUANTUM_DEFAULT && c.kprof_res == 0 && !c.ktest);
 
 	CHECK(cmdline_parse("hz=5000 quantum=20 kprof.res=3 ktest", &c, false) == 0);
 	CHECK(c.hz == 5000 && c.quantum == 20 && c.kprof_res == 3 && c.ktest);
@@ -37,9 +43,9 @@ static void t_cmdline(void)
 	CHECK(c.hz == 1000 && c.quantum == 7);
 
 	cmdline_defaults(&c);
-	CHECK(cmdline_parse("hz=abc", &c, false) == 1 && c.hz == 1000);
-	CHECK(cmdline_parse("hz=18", &c, false) == 1 && c.hz == 1000);        /* below 19 */
-	CHECK(cmdline_parse("hz=596592", &c, false) == 1 && c.hz == 1000);    /* above 1193182/2 */
+	CHECK(cmdline_parse("hz=abc", &c, false) == 1 && c.hz == HZ_DEFAULT);
+	CHECK(cmdline_parse("hz=18", &c, false) == 1 && c.hz == HZ_DEFAULT);        /* below 19 */
+	CHECK(cmdline_parse("hz=596592", &c, false) == 1 && c.hz == HZ_DEFAULT);    /* above 1193182/2 */
 	CHECK(cmdline_parse("hz=596591", &c, false) == 0 && c.hz == 596591);
 	CHECK(cmdline_parse("hz=", &c, false) == 1);
 	CHECK(cmdline_parse("hz", &c, false) == 1);
@@ -73,11 +79,11 @@ static void t_kalloc(void)
 	for (int i = 0; i < N; i++) {
 		pages[i] = kalloc();
 		CHECK(pages[i] != NULL);
-		CHECK((uint32_t)pages[i] % 4096 == 0);
+		CHECK((uint32_t)pages[i] % PGSIZE == 0);
 		CHECK((uint32_t)pages[i] >= (uint32_t)_kernel_end || (uint32_t)pages[i] < 0x100000);
 		CHECK((uint32_t)pages[i] >= 0x1000);
 		CHECK(((uint8_t *)pages[i])[123] == 0);     /* zero-filled */
-		memset(pages[i], 0xA5, 4096);
+		memset(pages[i], 0xA5, PGSIZE);
 		for (int j = 0; j < i; j++)
 			CHECK(pages[j] != pages[i]);
 	}
@@ -86,6 +92,114 @@ static void t_kalloc(void)
 		kfree(pages[i]);
 	CHECK(kalloc_free_pages() == before);
 	CHECK(kalloc_total_pages() >= before);
+}
+
+/* n pages at consecutive addresses, zeroed, off the free count, and back */
+static void t_kalloc_contig(void)
+{
+	uint32_t before = kalloc_free_pages();
+	uint8_t *p = kalloc_contig(8), *q;
+
+	CHECK(p != NULL && (uint32_t)p % PGSIZE == 0);
+	CHECK(kalloc_free_pages() == before - 8);
+	if (p) {
+		bool zero = true;
+		for (uint32_t i = 0; i < 8 * PGSIZE; i++)
+			zero = zero && p[i] == 0;
+		CHECK(zero);
+		memset(p, 0x5A, 8 * PGSIZE);
+		/* none of its pages is handed out again */
+		q = kalloc();
+		CHECK(q != NULL && (q < p || q >= p + 8 * PGSIZE));
+		if (q)
+			kfree(q);
+		kfree_contig(p, 8);
+	}
+	CHECK(kalloc_free_pages() == before);
+	CHECK(kalloc_contig(0) == NULL);
+	CHECK(kalloc_contig(kalloc_total_pages() + 1) == NULL);
+	CHECK(kalloc_free_pages() == before);
+}
+
+/* Device text longer than a page arrives whole; an add that cannot be kept
+ * makes the open fail instead of cutting the text short. */
+static void t_textbuf(void)
+{
+	uint32_t before = kalloc_free_pages();
+	struct textbuf t;
+	struct file f;
+	char line[16], *big;
+
+	memset(&f, 0, sizeof f);
+	CHECK(text_begin(&t));
+	for (uint32_t i = 0; i < 3000; i++)
+		text_add(&t, "line %04u\n", i);         /* 10 bytes each: 30000 */
+	CHECK(text_finish(&t, &f) == 0);
+	CHECK(snap_size(&f) == 30000);
+	CHECK(snap_read(&f, line, 10, 4090) == 10 && memcmp(line, "line 0409\n", 10) == 0);
+	CHECK(snap_read(&f, line, 16, 29990) == 10 && memcmp(line, "line 2999\n", 10) == 0);
+	snap_close(&f);
+	CHECK(kalloc_free_pages() == before);
+
+	big = kalloc();
+	CHECK(big != NULL);
+	if (big) {
+		memset(big, 'x', 300);          /* longer than text_add's line buffer */
+		CHECK(text_begin(&t));
+		text_add(&t, "%s!", big);
+		CHECK(text_finish(&t, &f) == 0 && snap_size(&f) == 301);
+		CHECK(snap_read(&f, line, 2, 299) == 2 && memcmp(line, "x!", 2) == 0);
+		snap_close(&f);
+		memset(big, 'x', PGSIZE - 1);   /* one add of more than a page */
+		CHECK(text_begin(&t));
+		text_add(&t, "ok\n");
+		text_add(&t, "%s!", big);
+		text_add(&t, "after\n");
+		CHECK(text_finish(&t, &f) == -E2BIG);
+		kfree(big);
+	}
+	CHECK(kalloc_free_pages() == before);
+}
+
+/* copyin_array at the edges of user space, in an address space with only
+ * the top user page mapped. */
+static void t_copyin_array(void)
+{
+	uint32_t before = kalloc_free_pages();
+	uint32_t *pd = arch_pgdir_new(), top = USER_TOP - PGSIZE;
+	uint8_t *page = kalloc(), dst[16];
+
+	CHECK(pd != NULL && page != NULL && arch_map_user(pd, top, (uint32_t)page));
+	for (int i = 0; i < PGSIZE; i++)
+		page[i] = (uint8_t)i;
+	/* the last bytes: end-1 and end-4 */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 1, 1, 1) == 0 && dst[0] == 0xFF);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 8, 2, 4) == 0 && dst[0] == 0xF8);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 4) == 0 && dst[15] == 15);
+	/* at and past the end, and across it */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP, 1, 1) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP + 1, 1, 1) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 4, 2, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 4, 1, 5) == -EFAULT);
+	/* wrap-around of the address, and kernel addresses */
+	CHECK(copyin_array_pgdir(pd, dst, 0xFFFFFFF8u, 4, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, 0x100000, 1, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, USER_BASE - 4, 2, 4) == -EFAULT);
+	/* unmapped, and from an unmapped page into the mapped one */
+	CHECK(copyin_array_pgdir(pd, dst, top - 8, 1, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, top - 4, 2, 4) == -EFAULT);
+	/* n * size: 0x40000001 * 4 wraps to 4, which would copy one word */
+	CHECK(copyin_array_pgdir(pd, dst, top, 0x40000001u, 4) == -E2BIG);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 0x40000001u) == -E2BIG);
+	CHECK(copyin_array_pgdir(pd, dst, top, 0xFFFFFFFFu, 0xFFFFFFFFu) == -E2BIG);
+	/* nothing to copy, and an element of no size */
+	CHECK(copyin_array_pgdir(pd, dst, USER_TOP, 0, 4) == 0);
+	CHECK(copyin_array_pgdir(pd, dst, top, 4, 0) == -EINVAL);
+	/* no current process at boot: the current address space has no user part */
+	CHECK(copyin_array(dst, top, 1, 4) == -EFAULT);
+	if (pd)
+		arch_pgdir_free(pd);    /* frees the page too */
+	CHECK(kalloc_free_pages() == before);
 }
 
 static void t_ring(void)
@@ -161,13 +275,18 @@ static void t_saturate(void)
 {
 	uint32_t c = 0xFFFFFFFEu, lost = 0, zero = 0;
 
-	arch_inc_sat(&c, &lost);
+	prof_add_sat(&c, 1, &lost);
 	CHECK(c == 0xFFFFFFFFu && lost == 0);
-	arch_inc_sat(&c, &lost);
-	arch_inc_sat(&c, &lost);
+	prof_add_sat(&c, 1, &lost);
+	prof_add_sat(&c, 1, &lost);
 	CHECK(c == 0xFFFFFFFFu && lost == 2);
-	arch_inc_sat(&zero, &lost);
+	prof_add_sat(&zero, 1, &lost);
 	CHECK(zero == 1 && lost == 2);
+	c = 0xFFFFFFF0u;                        /* a weighted sample: 15 fit, 5 do not */
+	prof_add_sat(&c, 20, &lost);
+	CHECK(c == 0xFFFFFFFFu && lost == 7);
+	prof_add_sat(&zero, 0xFFFFFFFFu, &lost);   /* 1 + that: 1 does not fit */
+	CHECK(zero == 0xFFFFFFFFu && lost == 8);
 }
 
 /* A multiboot2 information block built by hand: good tags are taken, and
@@ -209,6 +328,30 @@ static void t_multiboot(void)
 	CHECK(bi.errors == 1 && bi.navail == 0);
 }
 
+/* control messages: words split on single spaces, one newline allowed */
+static void t_ctl(void)
+{
+	struct ctlmsg m;
+	uint32_t v;
+
+	CHECK(ctl_parse("hz 100\n", 7, 64, &m) == 0 && m.nw == 2 && m.n == 6);
+	CHECK(ctl_cmd(&m, "hz", 1) && !ctl_cmd(&m, "hz", 0) && ctl_uint(&m, 1, &v) && v == 100);
+	CHECK(!ctl_uint(&m, 0, &v) && !ctl_uint(&m, 2, &v) && !ctl_is(&m, 2, "x"));
+	CHECK(ctl_parse("start", 5, 64, &m) == 0 && ctl_cmd(&m, "start", 0));
+	CHECK(!ctl_cmd(&m, "star", 0) && !ctl_cmd(&m, "starts", 0));
+	CHECK(ctl_parse("", 0, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("\n", 1, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("\n\n", 2, 64, &m) == -EINVAL);
+	CHECK(ctl_parse(" stop", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("stop ", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("hz  5", 5, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("hz\t5", 4, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("a\x80", 2, 64, &m) == -EINVAL);
+	CHECK(ctl_parse("start", 5, 4, &m) == -EINVAL);             /* over max */
+	CHECK(ctl_parse("a b c d e f g h", 15, 64, &m) == 0 && m.nw == 8);
+	CHECK(ctl_parse("a b c d e f g h i", 17, 64, &m) == -EINVAL);
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -216,11 +359,17 @@ static const struct {
 	{ t_cmdline, "cmdline_parser" },
 	{ t_parse_uint, "parse_uint" },
 	{ t_kalloc, "page_allocator" },
+	{ t_kalloc_contig, "contiguous_pages" },
+	{ t_textbuf, "text_builder_grows" },
+	{ t_copyin_array, "copyin_array_edges" },
 	{ t_ring, "ring_buffer" },
 	{ t_printf, "printf_formats" },
 	{ t_strings, "strings" },
 	{ t_saturate, "saturating_counter" },
 	{ t_multiboot, "multiboot_parser" },
+	{ t_ctl, "control_messages" },
+	{ ktest_prof_engines, "profiling_engines" },
+	{ ktest_stack_walk, "stack_walk" },
 };
 
 void ktest_run(void)

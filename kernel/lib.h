@@ -24,6 +24,8 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 size_t strlcpy(char *d, const char *s, size_t n);
 char *strchr(const char *s, int c);
+/* the word w[0..n), not NUL-terminated, is the string s */
+bool word_is(const char *w, size_t n, const char *s);
 
 /* Parses an unsigned decimal (or 0x hex) number that fills all of s[0..n).
  * Returns false on an empty string, a bad digit or overflow. */

@@ -29,4 +29,7 @@ struct bootinfo {
 /* Parses the information at mbi, reporting any malformed tag. */
 void multiboot_parse(uint32_t magic, uint32_t mbi, struct bootinfo *bi);
 
+/* main.c: boot/boot.asm calls it with the magic and the information address */
+void kmain(uint32_t magic, uint32_t mbi);
+
 #endif

@@ -5,8 +5,9 @@
 #define PAGEBUF_H
 
 #include <stdint.h>
+#include "abi/memlayout.h"
 
-#define PAGEBUF_MAX (1024u * 4096u)
+#define PAGEBUF_MAX ((uint32_t)(PGSIZE / sizeof(uint8_t *)) * PGSIZE)
 
 struct pagebuf {
 	uint8_t **pages;        /* one kalloc'd page of pointers, or NULL */

@@ -4,24 +4,14 @@
 #include "abi/qemu_exit.h"
 #include "lib.h"
 
-extern char _text_start[], _text_end[], _kernel_end[];
-
-void backtrace(uint32_t ebp, int max)
+void backtrace(uint32_t fp, int max)
 {
+	uint32_t pcs[16];
+	int n = arch_stack_walk_kernel(fp, pcs, MIN(max, (int)NELEM(pcs)));
+
 	kprintf("backtrace:\n");
-	for (int i = 0; i < max; i++) {
-		uint32_t *frame = (uint32_t *)ebp;
-		uint32_t ret;
-		/* stop at the end of the chain or at anything that is not a
-		 * plausible kernel stack address */
-		if (ebp == 0 || ebp % 4 || ebp < 0x1000 || ebp >= 0x40000000u)
-			break;
-		ret = frame[1];
-		if (ret < (uint32_t)_text_start || ret >= (uint32_t)_text_end)
-			break;
-		kprintf("  #%d 0x%08x\n", i, ret);
-		ebp = frame[0];
-	}
+	for (int i = 0; i < n; i++)
+		kprintf("  #%d 0x%08x\n", i, pcs[i]);
 }
 
 void panic(const char *fmt, ...)

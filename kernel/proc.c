@@ -5,6 +5,7 @@
  * copy an address space only for exec to throw it away; spawn also makes
  * the shell's redirections explicit (the fd map) and keeps the process
  * limit check in one place. */
+#include "clock.h"
 #include "proc.h"
 #include "abi/errno.h"
 #include "abi/qemu_exit.h"
@@ -12,26 +13,15 @@
 #include "file.h"
 #include "kalloc.h"
 #include "lib.h"
+#include "prof/prof.h"
 #include "uaccess.h"
 
 struct proc procs[NPROC];
 static uint8_t kstacks[NPROC][KSTACK_SIZE] __attribute__((aligned(16)));
-static struct proc *current;
+struct proc *current_proc;
 static struct context *sched_ctx;
 static int nextpid = 1;
 
-void clock_new_slice(void);
-extern void trapret(void);
-
-struct proc *curproc(void)
-{
-	return current;
-}
-
-bool proc_killed(void)
-{
-	return current && current->killed;
-}
 
 int proc_count(void)
 {
@@ -81,10 +71,7 @@ struct proc *allocproc(void)
 	p->tf = (struct trapframe *)sp;
 	sp -= sizeof *p->ctx;
 	p->ctx = (struct context *)sp;
-	memset(p->ctx, 0, sizeof *p->ctx);
-	/* swtch pops the callee-saved registers and "returns" to trapret,
-	 * which irets into user mode with the frame spawn filled in */
-	p->ctx->eip = (uint32_t)trapret;
+	arch_context_init(p->ctx);
 	return p;
 }
 
@@ -108,7 +95,7 @@ static void release(struct proc *p)
 			p->ofile[fd] = NULL;
 		}
 	if (p->pgdir) {
-		if (p == current)
+		if (p == current_proc)
 			arch_pgdir_switch(NULL);
 		arch_pgdir_free(p->pgdir);
 		p->pgdir = NULL;
@@ -117,11 +104,12 @@ static void release(struct proc *p)
 
 void proc_exit(int status)
 {
-	struct proc *p = current;
+	struct proc *p = current_proc;
 
 
 	if (!p)
 		panic("exit with no process");
+	prof_exit(p);           /* while its memory and files are still there */
 	release(p);
 	splhi();        /* for good: this process never runs again */
 	p->status = status & 0xFF;
@@ -150,7 +138,7 @@ void proc_exit(int status)
 /* Switches to the scheduler; interrupts must be off. */
 static void sched(void)
 {
-	struct proc *p = current;
+	struct proc *p = current_proc;
 	/* a tick held off across the switch is the switch's time, not the
 	 * time of whatever splhi() ran last (see spl.asm) */
 	splpc = (uint32_t)swtch;
@@ -160,14 +148,14 @@ static void sched(void)
 void yield(void)
 {
 	uint32_t s = splhi();
-	current->state = P_READY;
+	current_proc->state = P_READY;
 	sched();
 	splx(s);
 }
 
 void sleep_on(void *chan)
 {
-	struct proc *p = current;
+	struct proc *p = current_proc;
 	if (!p)
 		panic("sleep_on with no process");
 	p->chan = chan;
@@ -190,7 +178,7 @@ void wakeup(void *chan)
 int proc_sleep_ms(uint32_t ms)
 {
 	uint32_t s = splhi();
-	struct proc *p = current;
+	struct proc *p = current_proc;
 
 	p->wake_tick = ticks + MAX(1, clock_ms_to_ticks(ms));
 	if (p->wake_tick < next_wake)
@@ -229,20 +217,20 @@ void scheduler(void)
 			continue;
 		}
 		p->state = P_RUN;
-		current = p;
+		current_proc = p;
 		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
 		arch_pgdir_switch(p->pgdir);
 		clock_new_slice();
 		splpc = (uint32_t)swtch;
 		swtch(&sched_ctx, p->ctx);
-		current = NULL;
+		current_proc = NULL;
 		arch_pgdir_switch(NULL);
 	}
 }
 
 int proc_wait(int pid, uint32_t ustatus, int options)
 {
-	struct proc *me = current;
+	struct proc *me = current_proc;
 	uint32_t s = splhi();
 
 	for (;;) {

@@ -13,6 +13,7 @@ enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
 #define KSTACK_SIZE 8192
 
 struct file;
+struct prof_proc;
 
 struct proc {
 	int pid, ppid;          /* ppid 0: orphan, reaped by the kernel */
@@ -30,6 +31,7 @@ struct proc {
 	uint32_t uticks, kticks;        /* clock ticks charged to it */
 	struct file *ofile[NOFILE];
 	char cwd[PATH_MAX];
+	struct prof_proc *prof; /* the profilers' state (kernel/prof/) */
 };
 
 extern struct proc procs[NPROC];
@@ -37,8 +39,11 @@ extern struct proc procs[NPROC];
 void proc_init(void);
 struct proc *allocproc(void);
 void freeproc(struct proc *p);
-struct proc *curproc(void);     /* NULL in the scheduler/idle loop */
-bool proc_killed(void);
+extern struct proc *current_proc;
+/* the running process; NULL in the scheduler/idle loop */
+static inline struct proc *curproc(void) { return current_proc; }
+/* the running process has been killed */
+static inline bool proc_killed(void) { return current_proc && current_proc->killed; }
 void proc_exit(int status) __attribute__((noreturn));
 void scheduler(void) __attribute__((noreturn));
 void yield(void);
@@ -52,16 +57,5 @@ int proc_kill(int pid);
 int proc_spawn(const char *path, int argc, char *const argv[], struct file *const files[3]);
 const char *procstate_name(const struct proc *p);
 int proc_count(void);
-
-/* clock.c */
-extern volatile uint64_t ticks;
-extern volatile bool need_resched;
-extern volatile uint64_t next_wake;    /* earliest sleep(ms) deadline */
-void clock_init(uint32_t hz, uint32_t quantum_ms);
-uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
-uint32_t clock_hz_mhz(void);
-uint64_t clock_uptime_us(void);       /* across rate changes */
-uint64_t clock_ms_to_ticks(uint32_t ms);
-extern volatile uint32_t lost_ticks;
 
 #endif

@@ -127,3 +127,8 @@ bool parse_uint(const char *s, size_t n, uint32_t *out)
 	*out = v;
 	return true;
 }
+
+bool word_is(const char *w, size_t n, const char *s)
+{
+	return strlen(s) == n && strncmp(w, s, n) == 0;
+}

@@ -1,35 +1,43 @@
-/* System-call dispatch: a table indexed by number, bounds-checked.
- * Arguments come in %ebx, %ecx, %edx, %esi, %edi; the result goes back in
- * %eax (include/abi/syscall.h). */
+/* System-call dispatch: the number picks the handler, which gets the
+ * argument words it takes, typed (include/abi/syscall.h lists them). Arch
+ * code says which registers hold them. */
 #include "abi/errno.h"
 #include "abi/syscall.h"
-#include "arch.h"
-#include "lib.h"
 #include "syscall.h"
 
-#define X(name) int sys_##name(SYSARGS);
-X(exit) X(spawn) X(wait) X(getpid) X(sleep) X(sbrk) X(kill) X(open) X(read)
-X(write) X(close) X(lseek) X(fstat) X(stat) X(dup2) X(chdir) X(getcwd)
-X(mkdir) X(unlink) X(halt) X(uptime) X(kwork)
-#undef X
-
-static const sysfn table[NSYSCALL] = {
-	[SYS_exit] = sys_exit,     [SYS_spawn] = sys_spawn,   [SYS_wait] = sys_wait,
-	[SYS_getpid] = sys_getpid, [SYS_sleep] = sys_sleep,   [SYS_sbrk] = sys_sbrk,
-	[SYS_kill] = sys_kill,     [SYS_open] = sys_open,     [SYS_read] = sys_read,
-	[SYS_write] = sys_write,   [SYS_close] = sys_close,   [SYS_lseek] = sys_lseek,
-	[SYS_fstat] = sys_fstat,   [SYS_stat] = sys_stat,     [SYS_dup2] = sys_dup2,
-	[SYS_chdir] = sys_chdir,   [SYS_getcwd] = sys_getcwd, [SYS_mkdir] = sys_mkdir,
-	[SYS_unlink] = sys_unlink, [SYS_halt] = sys_halt,     [SYS_uptime] = sys_uptime,
-	[SYS_kwork] = sys_kwork,
-};
+static int dispatch(uint32_t num, const uint32_t *a)
+{
+	switch (num) {
+	case SYS_exit:   sys_exit((int)a[0]);
+	case SYS_spawn:  return sys_spawn(a[0], a[1], a[2]);
+	case SYS_wait:   return sys_wait((int)a[0], a[1], (int)a[2]);
+	case SYS_getpid: return sys_getpid();
+	case SYS_sleep:  return sys_sleep(a[0]);
+	case SYS_sbrk:   return sys_sbrk((int32_t)a[0]);
+	case SYS_kill:   return sys_kill((int)a[0]);
+	case SYS_open:   return sys_open(a[0], (int)a[1]);
+	case SYS_read:   return sys_read(a[0], a[1], a[2]);
+	case SYS_write:  return sys_write(a[0], a[1], a[2]);
+	case SYS_close:  return sys_close(a[0]);
+	case SYS_lseek:  return sys_lseek(a[0], (int32_t)a[1], a[2]);
+	case SYS_fstat:  return sys_fstat(a[0], a[1]);
+	case SYS_stat:   return sys_stat(a[0], a[1]);
+	case SYS_dup2:   return sys_dup2(a[0], a[1]);
+	case SYS_chdir:  return sys_chdir(a[0]);
+	case SYS_getcwd: return sys_getcwd(a[0], a[1]);
+	case SYS_mkdir:  return sys_mkdir(a[0]);
+	case SYS_unlink: return sys_unlink(a[0]);
+	case SYS_halt:   sys_halt(a[0]);
+	case SYS_uptime: return sys_uptime();
+	case SYS_kwork:  return sys_kwork(a[0], a[1]);
+	default:         return -ENOSYS;        /* also any number >= NSYSCALL */
+	}
+}
 
 void syscall(struct trapframe *tf)
 {
-	uint32_t num = tf->eax;
+	uint32_t args[SYSCALL_NARGS];
 
-	if (num < NSYSCALL && table[num])
-		tf->eax = table[num](tf->ebx, tf->ecx, tf->edx, tf->esi, tf->edi);
-	else
-		tf->eax = -ENOSYS;
+	arch_syscall_args(tf, args);
+	arch_syscall_return(tf, dispatch(arch_syscall_num(tf), args));
 }

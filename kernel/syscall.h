@@ -1,13 +1,47 @@
-/* System-call plumbing shared by syscall.c and the sys*.c files. */
+/* System calls: the handlers (sysproc.c, sysfile.c, kwork.c), each taking
+ * the arguments it needs, and the dispatch from a trap frame (syscall.c).
+ * A handler returns its result or a negated errno. */
 #ifndef SYSCALL_H
 #define SYSCALL_H
 
 #include <stdint.h>
 
-/* a handler takes the five raw argument words, returns the result or -errno */
-typedef int (*sysfn)(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t a4);
+struct trapframe;
+void syscall(struct trapframe *tf);     /* from trap(), for int 0x80 */
 
-#define SYSARGS uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t a4
-#define UNUSED_ARGS(...) (void)a0, (void)a1, (void)a2, (void)a3, (void)a4
+/* the registers of a system call, read and written by arch code: the
+ * number, up to SYSCALL_NARGS argument words, and the result */
+#define SYSCALL_NARGS 5
+uint32_t arch_syscall_num(const struct trapframe *tf);
+void arch_syscall_args(const struct trapframe *tf, uint32_t args[SYSCALL_NARGS]);
+void arch_syscall_return(struct trapframe *tf, int result);
+
+/* sysproc.c */
+void sys_exit(int status) __attribute__((noreturn));
+int sys_spawn(uint32_t upath, uint32_t uargv, uint32_t ufdmap);
+int sys_wait(int pid, uint32_t ustatus, int options);
+int sys_getpid(void);
+int sys_sleep(uint32_t ms);
+int sys_kill(int pid);
+int sys_uptime(void);
+int sys_sbrk(int32_t incr);
+void sys_halt(uint32_t code) __attribute__((noreturn));
+
+/* sysfile.c: fds are unsigned, so a negative one is simply too large */
+int sys_open(uint32_t upath, int flags);
+int sys_close(uint32_t fd);
+int sys_read(uint32_t fd, uint32_t ubuf, uint32_t n);
+int sys_write(uint32_t fd, uint32_t ubuf, uint32_t n);
+int sys_lseek(uint32_t fd, int32_t off, uint32_t whence);
+int sys_fstat(uint32_t fd, uint32_t ust);
+int sys_stat(uint32_t upath, uint32_t ust);
+int sys_dup2(uint32_t oldfd, uint32_t newfd);
+int sys_chdir(uint32_t upath);
+int sys_getcwd(uint32_t ubuf, uint32_t n);
+int sys_mkdir(uint32_t upath);
+int sys_unlink(uint32_t upath);
+
+/* kwork.c */
+int sys_kwork(uint32_t mode, uint32_t n);
 
 #endif

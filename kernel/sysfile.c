@@ -24,59 +24,56 @@ static int getpath(uint32_t upath, char *abs)
 	return r < 0 ? r : vfs_abspath(curproc()->cwd, path, abs);
 }
 
-int sys_open(SYSARGS)
+int sys_open(uint32_t upath, int flags)
 {
 	struct proc *p = curproc();
 	char abs[PATH_MAX];
 	struct file *f;
 	int fd, r;
-	UNUSED_ARGS();
 
-	if ((r = getpath(a0, abs)) < 0)
+	if ((r = getpath(upath, abs)) < 0)
 		return r;
 	for (fd = 0; fd < NOFILE && p->ofile[fd]; fd++)
 		;
 	if (fd == NOFILE)
 		return -EMFILE;
-	if ((r = vfs_open(abs, (int)a1, &f)) < 0)
+	if ((r = vfs_open(abs, flags, &f)) < 0)
 		return r;
 	p->ofile[fd] = f;
 	return fd;
 }
 
-int sys_close(SYSARGS)
+int sys_close(uint32_t fd)
 {
-	struct file *f = getfile(a0);
-	UNUSED_ARGS();
+	struct file *f = getfile(fd);
 	if (!f)
 		return -EBADF;
-	curproc()->ofile[a0] = NULL;
+	curproc()->ofile[fd] = NULL;
 	file_close(f);
 	return 0;
 }
 
-int sys_read(SYSARGS)
+int sys_read(uint32_t fd, uint32_t ubuf, uint32_t n)
 {
-	struct file *f = getfile(a0);
+	struct file *f = getfile(fd);
 	uint32_t done = 0;
 	char *k;
-	UNUSED_ARGS();
 
 	if (!f)
 		return -EBADF;
-	if (!uvalid(a1, a2))
+	if (!uvalid(ubuf, n))
 		return -EFAULT;
 	if (!(k = kalloc()))
 		return -ENOMEM;
-	while (done < a2) {
-		int r = file_read(f, k, MIN(a2 - done, 4096u));
+	while (done < n) {
+		int r = file_read(f, k, MIN(n - done, PGSIZE));
 		if (r < 0) {
 			kfree(k);
 			return done ? (int)done : r;
 		}
 		if (r == 0)
 			break;
-		if (copyout(a1 + done, k, r) < 0) {
+		if (copyout(ubuf + done, k, r) < 0) {
 			kfree(k);
 			return -EFAULT;
 		}
@@ -89,25 +86,24 @@ int sys_read(SYSARGS)
 	return done;
 }
 
-int sys_write(SYSARGS)
+int sys_write(uint32_t fd, uint32_t ubuf, uint32_t n)
 {
-	struct file *f = getfile(a0);
+	struct file *f = getfile(fd);
 	uint32_t done = 0;
 	char *k;
-	UNUSED_ARGS();
 
 	if (!f)
 		return -EBADF;
-	if (!uvalid(a1, a2))
+	if (!uvalid(ubuf, n))
 		return -EFAULT;
 	if (!(k = kalloc()))
 		return -ENOMEM;
 	/* at least one file_write, even of 0 bytes: to a control file such as
 	 * /dev/kpctl an empty write is a (bad) message, not nothing */
 	do {
-		uint32_t chunk = MIN(a2 - done, 4096u);
+		uint32_t chunk = MIN(n - done, PGSIZE);
 		int r;
-		if (copyin(k, a1 + done, chunk) < 0) {
+		if (copyin(k, ubuf + done, chunk) < 0) {
 			kfree(k);
 			return -EFAULT;
 		}
@@ -119,23 +115,21 @@ int sys_write(SYSARGS)
 		done += r;
 		if ((uint32_t)r < chunk)
 			break;
-	} while (done < a2);
+	} while (done < n);
 	kfree(k);
 	return done;
 }
 
-int sys_lseek(SYSARGS)
+int sys_lseek(uint32_t fd, int32_t off, uint32_t whence)
 {
-	struct file *f = getfile(a0);
-	int32_t off = (int32_t)a1;
+	struct file *f = getfile(fd);
 	int64_t pos;
-	UNUSED_ARGS();
 
 	if (!f)
 		return -EBADF;
 	if (!f->vn->ops->seekable)
 		return -ESPIPE;
-	switch (a2) {
+	switch (whence) {
 	case SEEK_SET: pos = off; break;
 	case SEEK_CUR: pos = (int64_t)f->off + off; break;
 	case SEEK_END: pos = (int64_t)f->vn->ops->size(f->vn, f) + off; break;
@@ -147,58 +141,54 @@ int sys_lseek(SYSARGS)
 	return (int)pos;
 }
 
-int sys_fstat(SYSARGS)
+int sys_fstat(uint32_t fd, uint32_t ust)
 {
-	struct file *f = getfile(a0);
+	struct file *f = getfile(fd);
 	struct stat st;
-	UNUSED_ARGS();
 
 	if (!f)
 		return -EBADF;
 	file_stat(f, &st);
-	return copyout(a1, &st, sizeof st);
+	return copyout(ust, &st, sizeof st);
 }
 
-int sys_stat(SYSARGS)
+int sys_stat(uint32_t upath, uint32_t ust)
 {
 	char abs[PATH_MAX];
 	struct vnode *v;
 	struct stat st;
 	int r;
-	UNUSED_ARGS();
 
-	if ((r = getpath(a0, abs)) < 0 || (r = vfs_lookup(abs, &v)) < 0)
+	if ((r = getpath(upath, abs)) < 0 || (r = vfs_lookup(abs, &v)) < 0)
 		return r;
-	if (!uvalid(a1, sizeof st))
+	if (!uvalid(ust, sizeof st))
 		return -EFAULT;
 	vnode_stat(v, NULL, &st);
-	return copyout(a1, &st, sizeof st);
+	return copyout(ust, &st, sizeof st);
 }
 
-int sys_dup2(SYSARGS)
+int sys_dup2(uint32_t oldfd, uint32_t newfd)
 {
 	struct proc *p = curproc();
-	struct file *f = getfile(a0);
-	UNUSED_ARGS();
+	struct file *f = getfile(oldfd);
 
-	if (!f || a1 >= NOFILE)
+	if (!f || newfd >= NOFILE)
 		return -EBADF;
-	if (a0 == a1)
-		return a1;
-	if (p->ofile[a1])
-		file_close(p->ofile[a1]);
-	p->ofile[a1] = file_dup(f);
-	return a1;
+	if (oldfd == newfd)
+		return newfd;
+	if (p->ofile[newfd])
+		file_close(p->ofile[newfd]);
+	p->ofile[newfd] = file_dup(f);
+	return newfd;
 }
 
-int sys_chdir(SYSARGS)
+int sys_chdir(uint32_t upath)
 {
 	char abs[PATH_MAX];
 	struct vnode *v;
 	int r;
-	UNUSED_ARGS();
 
-	if ((r = getpath(a0, abs)) < 0 || (r = vfs_lookup(abs, &v)) < 0)
+	if ((r = getpath(upath, abs)) < 0 || (r = vfs_lookup(abs, &v)) < 0)
 		return r;
 	if (v->type != S_IFDIR)
 		return -ENOTDIR;
@@ -206,31 +196,28 @@ int sys_chdir(SYSARGS)
 	return 0;
 }
 
-int sys_getcwd(SYSARGS)
+int sys_getcwd(uint32_t ubuf, uint32_t n)
 {
 	const char *cwd = curproc()->cwd;
 	uint32_t len = strlen(cwd);
-	UNUSED_ARGS();
 
-	if (a1 < len + 1)
+	if (n < len + 1)
 		return -ERANGE;
-	if (copyout(a0, cwd, len + 1) < 0)
+	if (copyout(ubuf, cwd, len + 1) < 0)
 		return -EFAULT;
 	return len;
 }
 
-int sys_mkdir(SYSARGS)
+int sys_mkdir(uint32_t upath)
 {
 	char abs[PATH_MAX];
 	int r;
-	UNUSED_ARGS();
-	return (r = getpath(a0, abs)) < 0 ? r : vfs_mkdir(abs);
+	return (r = getpath(upath, abs)) < 0 ? r : vfs_mkdir(abs);
 }
 
-int sys_unlink(SYSARGS)
+int sys_unlink(uint32_t upath)
 {
 	char abs[PATH_MAX];
 	int r;
-	UNUSED_ARGS();
-	return (r = getpath(a0, abs)) < 0 ? r : vfs_unlink(abs);
+	return (r = getpath(upath, abs)) < 0 ? r : vfs_unlink(abs);
 }

@@ -4,6 +4,7 @@
 #include "abi/memlayout.h"
 #include "abi/qemu_exit.h"
 #include "abi/syscall.h"
+#include "clock.h"
 #include "file.h"
 #include "kalloc.h"
 #include "lib.h"
@@ -11,15 +12,14 @@
 #include "syscall.h"
 #include "uaccess.h"
 
-int sys_exit(SYSARGS)
+void sys_exit(int status)
 {
-	UNUSED_ARGS();
-	proc_exit((int)a0);
+	proc_exit(status);
 }
 
 /* spawn(path, argv, fdmap): the strings are copied into one kernel page
  * before anything else happens. */
-int sys_spawn(SYSARGS)
+int sys_spawn(uint32_t upath, uint32_t uargv, uint32_t ufdmap)
 {
 	struct proc *me = curproc();
 	char path[PATH_MAX], abs[PATH_MAX];
@@ -28,15 +28,14 @@ int sys_spawn(SYSARGS)
 	char *strs;
 	uint32_t used = 0;
 	int argc = 0, r;
-	UNUSED_ARGS();
 
-	if ((r = copyinstr(path, a0, sizeof path)) < 0)
+	if ((r = copyinstr(path, upath, sizeof path)) < 0)
 		return r;
 	if ((r = vfs_abspath(me->cwd, path, abs)) < 0)
 		return r;
-	if (a2) {
+	if (ufdmap) {
 		int fdmap[3];
-		if ((r = copyin(fdmap, a2, sizeof fdmap)) < 0)
+		if ((r = copyin(fdmap, ufdmap, sizeof fdmap)) < 0)
 			return r;
 		for (int i = 0; i < 3; i++) {
 			if (fdmap[i] == -1)
@@ -53,7 +52,7 @@ int sys_spawn(SYSARGS)
 		return -ENOMEM;
 	for (;; argc++) {
 		uint32_t uarg;
-		if ((r = copyin(&uarg, a1 + 4 * argc, 4)) < 0)
+		if ((r = copyin(&uarg, uargv + 4 * argc, 4)) < 0)
 			goto out;
 		if (!uarg)
 			break;
@@ -76,48 +75,46 @@ out:
 	return r;
 }
 
-int sys_wait(SYSARGS)
+int sys_wait(int pid, uint32_t ustatus, int options)
 {
-	UNUSED_ARGS();
 	/* check the status pointer first, so a bad one loses no child */
-	if (a1 && !uvalid(a1, sizeof(int)))
+	if (ustatus && !uvalid(ustatus, sizeof(int)))
 		return -EFAULT;
-	return proc_wait((int)a0, a1, (int)a2);
+	return proc_wait(pid, ustatus, options);
 }
 
-int sys_getpid(SYSARGS)
+int sys_getpid(void)
 {
-	UNUSED_ARGS();
 	return curproc()->pid;
 }
 
-int sys_sleep(SYSARGS)
+int sys_sleep(uint32_t ms)
 {
-	UNUSED_ARGS();
-	return proc_sleep_ms(a0);
+	return proc_sleep_ms(ms);
 }
 
-int sys_kill(SYSARGS)
+/* pid 1, the first shell, cannot be killed (EPERM, as Unix refuses to
+ * kill init): its end would power the machine off. */
+int sys_kill(int pid)
 {
-	UNUSED_ARGS();
-	return proc_kill((int)a0);
+	if (pid == 1)
+		return -EPERM;
+	return proc_kill(pid);
 }
 
-int sys_uptime(SYSARGS)
+int sys_uptime(void)
 {
-	UNUSED_ARGS();
 	return (int)ticks;
 }
 
 /* sbrk(incr): grows by mapping zeroed pages, shrinks by unmapping them;
  * returns the old break. A growth that runs out of memory is undone. */
-int sys_sbrk(SYSARGS)
+int sys_sbrk(int32_t incr)
 {
 	struct proc *p = curproc();
-	uint32_t old = p->brk, new = old + (int32_t)a0;
-	UNUSED_ARGS();
+	uint32_t old = p->brk, new = old + incr;
 
-	if ((int32_t)a0 > 0) {
+	if (incr > 0) {
 		/* neither past the heap limit nor into the stack below USER_TOP */
 		if (new < old || new > p->heap_start + USER_HEAP_MAX ||
 		    new > USER_TOP - USER_STACK_SIZE)
@@ -132,7 +129,7 @@ int sys_sbrk(SYSARGS)
 				return -ENOMEM;
 			}
 		}
-	} else if ((int32_t)a0 < 0) {
+	} else if (incr < 0) {
 		if (new > old || new < p->heap_start)
 			return -EINVAL;
 		for (uint32_t pg = ROUNDUP(new, PGSIZE); pg < ROUNDUP(old, PGSIZE); pg += PGSIZE)
@@ -142,9 +139,8 @@ int sys_sbrk(SYSARGS)
 	return (int)old;
 }
 
-int sys_halt(SYSARGS)
+void sys_halt(uint32_t code)
 {
-	UNUSED_ARGS();
-	kprintf("halt: powering off (status %u)\n", a0 ? KEXIT_FAIL : KEXIT_OK);
-	arch_poweroff(a0 ? KEXIT_FAIL : KEXIT_OK);
+	kprintf("halt: powering off (status %u)\n", code ? KEXIT_FAIL : KEXIT_OK);
+	arch_poweroff(code ? KEXIT_FAIL : KEXIT_OK);
 }

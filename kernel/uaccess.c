@@ -8,38 +8,54 @@
 #include "lib.h"
 #include "proc.h"
 
-/* the kernel address of user va, or 0 */
-static uint8_t *uaddr(uint32_t va)
+/* the current process's page table, or NULL (at boot, in the scheduler) */
+static uint32_t *curpgdir(void)
 {
 	struct proc *p = curproc();
+	return p ? p->pgdir : NULL;
+}
+
+/* the kernel address of user va in pgdir, or 0 */
+static uint8_t *uaddr_in(uint32_t *pgdir, uint32_t va)
+{
 	uint32_t pa;
 
-	if (!p || !p->pgdir)
+	if (!pgdir)
 		return NULL;
-	pa = arch_user_page(p->pgdir, ROUNDDOWN(va, PGSIZE));
+	pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
 	return pa ? (uint8_t *)(pa + va % PGSIZE) : NULL;
 }
 
-bool uvalid(uint32_t va, uint32_t n)
+static uint8_t *uaddr(uint32_t va)
+{
+	return uaddr_in(curpgdir(), va);
+}
+
+static bool uvalid_in(uint32_t *pgdir, uint32_t va, uint32_t n)
 {
 	/* both tests needed: va + n can wrap around */
 	if (va < USER_BASE || va > USER_TOP || n > USER_TOP - va)
 		return false;
 	for (uint32_t pg = ROUNDDOWN(va, PGSIZE); pg < va + n; pg += PGSIZE)
-		if (!uaddr(pg))
+		if (!uaddr_in(pgdir, pg))
 			return false;
 	return true;
 }
 
-static int copy(uint32_t va, void *kbuf, uint32_t n, bool out)
+bool uvalid(uint32_t va, uint32_t n)
+{
+	return uvalid_in(curpgdir(), va, n);
+}
+
+static int copy(uint32_t *pgdir, uint32_t va, void *kbuf, uint32_t n, bool out)
 {
 	uint8_t *k = kbuf;
 
-	if (!uvalid(va, n))
+	if (!uvalid_in(pgdir, va, n))
 		return -EFAULT;
 	while (n) {
 		uint32_t chunk = MIN(n, PGSIZE - va % PGSIZE);
-		uint8_t *u = uaddr(va);
+		uint8_t *u = uaddr_in(pgdir, va);
 		if (out)
 			memcpy(u, k, chunk);
 		else
@@ -53,12 +69,28 @@ static int copy(uint32_t va, void *kbuf, uint32_t n, bool out)
 
 int copyin(void *dst, uint32_t va, uint32_t n)
 {
-	return copy(va, dst, n, false);
+	return copy(curpgdir(), va, dst, n, false);
 }
 
 int copyout(uint32_t va, const void *src, uint32_t n)
 {
-	return copy(va, (void *)src, n, true);
+	return copy(curpgdir(), va, (void *)src, n, true);
+}
+
+int copyin_array_pgdir(uint32_t *pgdir, void *dst, uint32_t uaddr, uint32_t n, uint32_t size)
+{
+	if (size == 0)
+		return -EINVAL;
+	/* n * size must not wrap: a wrapped product would check and copy a
+	 * few bytes where the caller asked for gigabytes */
+	if (n > UINT32_MAX / size)
+		return -E2BIG;
+	return copy(pgdir, uaddr, dst, n * size, false);
+}
+
+int copyin_array(void *dst, uint32_t uaddr, uint32_t n, uint32_t size)
+{
+	return copyin_array_pgdir(curpgdir(), dst, uaddr, n, size);
 }
 
 int copyinstr(char *dst, uint32_t va, uint32_t max)

@@ -1,6 +1,8 @@
 /* sh: the command interpreter. Reads a line, splits it into commands
  * (quotes, # comments, < > >> redirection, ; and a trailing & for the
- * background), runs builtins itself and spawns /bin/NAME for the rest. */
+ * background), runs builtins itself and spawns /bin/NAME for the rest.
+ * The interactive shell names each foreground child in /dev/consctl, so
+ * that ^C on the console kills it. */
 #include "ulib.h"
 #include "string.h"
 #include "stdio.h"
@@ -25,6 +27,7 @@ static char words[2 * MAXLINE];   /* the words, unquoted, each NUL-terminated */
 static const char *syntax;        /* why the line did not parse */
 
 static int bgpids[NPROC];         /* background children not yet reported */
+static int consctl = -1;          /* /dev/consctl, in the interactive shell */
 
 static int isblank(char c)
 {
@@ -174,20 +177,56 @@ static void report(const char *name, int status)
 		fprintf(2, "sh: %s: exit status %d%s\n", name, status, why);
 }
 
-static void runcmd(struct cmd *c)
+/* The job ^C kills: pid, or none for 0. */
+static void foreground(int pid)
+{
+	if (consctl >= 0)
+		fprintf(consctl, "fg %d\n", pid);
+}
+
+static int runcmd(struct cmd *c);
+
+/* kpr CMD [ARG...]: profiles one command with devkprof, like time(1) times
+ * one: startclr, the command, stop, and a summary line. The shell runs the
+ * command as usual, so ^C kills it and kpr still stops the profile. */
+static int kpr(struct cmd *c)
+{
+	int status;
+
+	if (c->argc < 2 || c->background) {
+		fprintf(2, "usage: kpr COMMAND [ARG...] (not in the background)\n");
+		return 1;
+	}
+	if (kpr_ctl("startclr") < 0)
+		return 1;
+	c->argc--;
+	memmove(c->argv, c->argv + 1, c->argc * sizeof(c->argv[0]));
+	c->argv[c->argc] = 0;
+	status = runcmd(c);
+	if (kpr_ctl("stop") == 0)
+		kpr_summary();
+	return status;
+}
+
+/* Runs one command; returns its exit status (a builtin's, or 1 when it
+ * could not be started). */
+static int runcmd(struct cmd *c)
 {
 	int fdmap[3] = { 0, 1, 2 };
-	int in = -1, out = -1, pid, status;
+	int in = -1, out = -1, pid, status = 1;
 	char path[PATH_MAX];
 	const char *name = c->argv[0];
 
+	if (strcmp(name, "kpr") == 0)
+		return kpr(c);
 	if (c->in && (in = fdmap[0] = openredir(c->in, 0, 0)) < 0)
-		return;
+		return 1;
 	if (c->out && (out = fdmap[1] = openredir(c->out, 1, c->append)) < 0)
 		goto done;
 
-	if (builtin(c->argc, c->argv, out >= 0 ? out : 1) >= 0)
+	if ((status = builtin(c->argc, c->argv, out >= 0 ? out : 1)) >= 0)
 		goto done;
+	status = 1;
 
 	/* A name too long to be a path cannot be found either. */
 	if (snprintf(path, sizeof(path), "%s%s", strchr(name, '/') ? "" : "/bin/", name) >=
@@ -210,16 +249,35 @@ static void runcmd(struct cmd *c)
 			}
 		}
 		printf("[%d]\n", pid);
-	} else if (wait(pid, &status, 0) == pid) {
-		report(name, status);
+		status = 0;
 	} else {
-		fprintf(2, "sh: %s: wait: %s\n", name, strerror(errno));
+		foreground(pid);
+		if (wait(pid, &status, 0) == pid) {
+			report(name, status);
+		} else {
+			fprintf(2, "sh: %s: wait: %s\n", name, strerror(errno));
+			status = 1;
+		}
+		foreground(0);
 	}
 done:
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
 		close(out);
+	return status;
+}
+
+/* Runs the commands of a parsed line; returns the last one's status. A
+ * command that was killed (^C) ends the line, as in a Unix shell. */
+static int runline(void)
+{
+	int status = 0;
+
+	for (int i = 0; i < ncmds; i++)
+		if ((status = runcmd(&cmds[i])) == WSTATUS_KILLED)
+			break;
+	return status;
 }
 
 /* Reaps background children that have ended. Others may be reaped here too
@@ -245,8 +303,21 @@ int main(int argc, char **argv)
 	struct stat st;
 	int in = 0, interactive;
 
+	if (argc == 3 && strcmp(argv[1], "-c") == 0) {
+		/* sh -c LINE: one line, e.g. several commands for kpr */
+		if (strlen(argv[2]) >= sizeof(line)) {
+			fprintf(2, "sh: syntax error: line too long\n");
+			return 1;
+		}
+		strcpy(line, argv[2]);
+		if (parse(line) < 0) {
+			fprintf(2, "sh: syntax error: %s\n", syntax);
+			return 1;
+		}
+		return runline();
+	}
 	if (argc > 2) {
-		fprintf(2, "usage: sh [FILE]\n");
+		fprintf(2, "usage: sh [FILE | -c LINE]\n");
 		return 1;
 	}
 	if (argc == 2 && (in = open(argv[1], O_RDONLY)) < 0) {
@@ -255,6 +326,8 @@ int main(int argc, char **argv)
 	}
 	/* A script, or a file on stdin, gets no prompts. */
 	interactive = in == 0 && !(fstat(0, &st) == 0 && st.type == S_IFILE);
+	if (interactive && (consctl = open("/dev/consctl", O_WRONLY)) >= 0)
+		foreground(0);  /* a shell started from a shell: ^C at its prompt spares it */
 
 	for (;;) {
 		int n;
@@ -276,8 +349,7 @@ int main(int argc, char **argv)
 			fprintf(2, "sh: syntax error: %s\n", syntax);
 			continue;
 		}
-		for (int i = 0; i < ncmds; i++)
-			runcmd(&cmds[i]);
+		runline();
 	}
 	/* The first process has nobody to return to: end of input powers off. */
 	if (getpid() == 1) {

@@ -8,4 +8,9 @@ int builtin(int argc, char **argv, int out);
 
 int export(int argc, char **argv, int out);
 
+/* kpr (shkpr.c): one write to /dev/kpctl (0, or -1 after a message), and
+ * the summary line printed after the profiled command. */
+int kpr_ctl(const char *cmd);
+void kpr_summary(void);
+
 #endif

@@ -1,5 +1,5 @@
 /* The export builtin: sends files out of the guest as one ustar archive on
- * /dev/eia1 (SPEC section 5). Every file is read whole first, so a missing
+ * /dev/eia1 (COM2), which the host's runner unpacks. Every file is read whole first, so a missing
  * one stops the export before a single byte goes out. */
 #include "ulib.h"
 #include "string.h"

@@ -15,7 +15,7 @@ USER_LIBC := $(BUILD)/user/libc.a
 USER_CRT0 := $(BUILD)/user/lib/crt0.o
 
 # Extra objects for programs of more than one file.
-$(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o
+$(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o $(BUILD)/user/shkpr.o
 $(BUILD)/user/bin/usertests: $(BUILD)/user/usertests_mem.o $(BUILD)/user/usertests_fs.o \
 	$(BUILD)/user/usertests_proc.o
 

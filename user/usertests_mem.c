@@ -239,10 +239,10 @@ void t_sbrk(void)
 
 	/* Odd sizes are fine; the break moves by exactly that much. */
 	CHECK(sbrk(1) == old);
-	CHECK(sbrk(4095) == old + 1);
-	CHECK(sbrk(0) == old + 4096);
-	old[4095] = 1;
-	CHECK(sbrk(-4096) == old + 4096);
+	CHECK(sbrk(PGSIZE - 1) == old + 1);
+	CHECK(sbrk(0) == old + PGSIZE);
+	old[PGSIZE - 1] = 1;
+	CHECK(sbrk(-PGSIZE) == old + PGSIZE);
 
 	/* Past the limit: ENOMEM, and the break stays put. */
 	CHECK(sbrk(USER_HEAP_MAX + PGSIZE) == (void *)-1 && errno == ENOMEM);
@@ -270,12 +270,12 @@ void t_sbrkfault(void)
 	fail(__FILE__, __LINE__, "writing to freed heap at %p did not fault", p + PGSIZE);
 }
 
-static unsigned seed = 12345;
+static unsigned rng_state = 12345;
 
 static unsigned rnd(void)
 {
-	seed = seed * 1103515245 + 12345;
-	return seed >> 8;
+	rng_state = rng_state * 1103515245 + 12345;
+	return rng_state >> 8;
 }
 
 void t_malloc(void)

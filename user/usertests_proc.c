@@ -142,7 +142,8 @@ void t_killchild(void)
 	if (uptime() - t0 > ms_to_ticks(2000))
 		fail(__FILE__, __LINE__, "killing a sleeper took %u ticks", uptime() - t0);
 
-	/* No such process, or one already gone. */
+	/* No such process, or one already gone; never the first shell. */
+	CHECK_ERR(kill(1), EPERM);
 	CHECK_ERR(kill(99999), ESRCH);
 	CHECK_ERR(kill(pid), ESRCH);
 	CHECK_ERR(wait(-1, &status, 0), ECHILD);

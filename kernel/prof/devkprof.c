@@ -1,6 +1,6 @@
-/* devkprof: samples the interrupted kernel PC on every clock tick into an
- * array of counters, one per 2^res bytes of kernel text (seed 001,
- * SPEC section 4).
+/* devkprof, after Plan 9's kprof(3): an engine that samples the
+ * interrupted kernel PC on every clock tick into an array of counters, one
+ * per 2^res bytes of kernel text. The format is in include/abi/kprof.h.
  *
  *   /dev/kpctl   start, stop, startclr, clear, hz N, res N
  *   /dev/kpdata  big-endian words: total ticks, kernel ticks, the bins
@@ -9,24 +9,27 @@
  * The counters live in one contiguous buffer, allocated when profiling
  * first starts and sized from the real text bounds; they are kept in
  * native order and turned big-endian only when kpdata is opened. */
+#include "abi/be32.h"
 #include "abi/errno.h"
 #include "abi/kprof.h"
-#include "arch.h"
+#include "buildid.h"
+#include "clock.h"
+#include "ctl.h"
 #include "dev.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "proc.h"
-#include "prof/kprof.h"
+#include "prof/engines.h"
 #include "prof/prof.h"
 
 extern char _text_start[], _text_end[];
-const char *kernel_build_id(void);
 
 static const struct dev kprofdev;
 
 static struct {
-	uint32_t *buf;          /* KPDATA_HDR_WORDS + nbins counters, or NULL */
-	uint32_t *bins;         /* buf + KPDATA_HDR_WORDS */
+	uint32_t total, kernel; /* kpdata's first two words; here, not in buf,
+	                         * so the sample adds to them without a load */
+	uint32_t *bins;         /* the nbins counters, or NULL until first start */
 	uint32_t npages;        /* pages behind buf */
 	uint32_t nbins, res;
 	uint32_t text_start;
@@ -37,25 +40,27 @@ static struct {
 } kp;
 
 /* The sample, at interrupt time: count the tick, and if the PC was in the
- * kernel, its bin. A tick held back by a cli is charged to the PC that
- * turned interrupts off (splpc). Counters saturate at KPDATA_MAX. */
-__attribute__((regparm(2), optimize("omit-frame-pointer")))
-static void kprof_sample(struct trapframe *tf, struct proc *p)
+ * kernel, its bin. Counters saturate at KPDATA_MAX. No frame: nothing
+ * walks the stack from in here, and a frame would cost every tick. */
+__attribute__((optimize("omit-frame-pointer")))
+static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	uint32_t *b = kp.buf, pc, i;
+	uint32_t w = prof_weight(flags), i;
 	(void)p;
 
-	arch_inc_sat(&b[KPDATA_TOTAL], &kp.saturated);
-	if (arch_frame_user(tf))
+	prof_add_sat(&kp.total, w, &kp.saturated);
+	if (prof_user(flags))
 		return;
-	arch_inc_sat(&b[KPDATA_KERNEL], &kp.saturated);
-	pc = arch_frame_pc(tf);
-	if (pc == (uint32_t)splx_landing)
-		pc = splpc;
+	prof_add_sat(&kp.kernel, w, &kp.saturated);
 	i = (pc - kp.text_start) >> kp.res;
 	if (i < kp.nbins)
-		arch_inc_sat(&kp.bins[i], &kp.saturated);
+		prof_add_sat(&kp.bins[i], w, &kp.saturated);
 }
+
+static struct prof_engine engine = {
+	.name = "devkprof",
+	.sample = kprof_sample,
+};
 
 static uint32_t nbins_for(uint32_t res)
 {
@@ -68,15 +73,19 @@ static uint32_t kpdata_size(void)
 	return KPDATA_WORD * (KPDATA_HDR_WORDS + kp.nbins);
 }
 
+static uint32_t buf_size(void)
+{
+	return KPDATA_WORD * kp.nbins;
+}
+
 static int alloc_buf(void)
 {
-	uint32_t npages = ROUNDUP(kpdata_size(), 4096) / 4096;
+	uint32_t npages = ROUNDUP(buf_size(), PGSIZE) / PGSIZE;
 	uint32_t *b = kalloc_contig(npages);
 
 	if (!b)
 		return -ENOMEM;
-	kp.buf = b;
-	kp.bins = b + KPDATA_HDR_WORDS;
+	kp.bins = b;
 	kp.npages = npages;
 	return 0;
 }
@@ -85,13 +94,12 @@ static int alloc_buf(void)
  * the memset of a res-0 buffer takes long enough to lose ticks. */
 static void clear(void)
 {
-	prof_tick_fn was = prof_tick;
-
-	prof_tick = NULL;
-	if (kp.buf)
-		memset(kp.buf, 0, kpdata_size());
+	prof_pause(&engine);
+	if (kp.bins)
+		memset(kp.bins, 0, buf_size());
+	kp.total = kp.kernel = 0;
 	kp.saturated = 0;
-	prof_tick = was;
+	prof_resume(&engine);
 }
 
 static int start(void)
@@ -101,10 +109,10 @@ static int start(void)
 		strlcpy(kp.note, " (start while on: no change)", sizeof kp.note);
 		return 0;
 	}
-	if (!kp.buf && alloc_buf() < 0)
+	if (!kp.bins && alloc_buf() < 0)
 		return -ENOMEM;
 	kp.on = true;
-	prof_tick = kprof_sample;
+	prof_enable(&engine);
 	return 0;
 }
 
@@ -115,7 +123,7 @@ static void stop(void)
 		strlcpy(kp.note, " (stop while off: no change)", sizeof kp.note);
 		return;
 	}
-	prof_tick = NULL;
+	prof_disable(&engine);
 	kp.on = false;
 }
 
@@ -124,57 +132,40 @@ void kprof_init(uint32_t res)
 	kp.text_start = (uint32_t)_text_start;
 	kp.res = res;
 	kp.nbins = nbins_for(res);
+	prof_register(&engine);
 	devfs_register(&kprofdev);
 }
 
-static bool word_is(const char *w, uint32_t n, const char *s)
+/* applies one kpctl command (bytes already in the kernel); 0 or -errno */
+static int kprof_ctl(const char *cmd, uint32_t n)
 {
-	return strlen(s) == n && strncmp(w, s, n) == 0;
-}
-
-int kprof_ctl(const char *cmd, uint32_t n)
-{
-	const char *arg = NULL;
-	uint32_t wlen = 0, alen = 0, v = 0;
+	struct ctlmsg m;
+	uint32_t v = 0;
 	int r = 0;
 
-	if (n > 0 && cmd[n - 1] == '\n')
-		n--;
-	if (n == 0 || n > KPCTL_MAXLEN)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		if (cmd[i] < ' ' || cmd[i] > '~')
-			return -EINVAL;
-	while (wlen < n && cmd[wlen] != ' ')
-		wlen++;
-	if (wlen < n) {
-		arg = cmd + wlen + 1;
-		alen = n - wlen - 1;
-		if (!parse_uint(arg, alen, &v))
-			return -EINVAL;
-	}
-
-	if (word_is(cmd, wlen, KPCTL_START) && !arg)
+	if ((r = ctl_parse(cmd, n, KPCTL_MAXLEN, &m)) < 0)
+		return r;
+	if (ctl_cmd(&m, KPCTL_START, 0))
 		r = start();
-	else if (word_is(cmd, wlen, KPCTL_STOP) && !arg)
+	else if (ctl_cmd(&m, KPCTL_STOP, 0))
 		stop();
-	else if (word_is(cmd, wlen, KPCTL_STARTCLR) && !arg) {
+	else if (ctl_cmd(&m, KPCTL_STARTCLR, 0)) {
 		clear();
 		if (!kp.on)
 			r = start();
-	} else if (word_is(cmd, wlen, KPCTL_CLEAR) && !arg)
+	} else if (ctl_cmd(&m, KPCTL_CLEAR, 0))
 		clear();
-	else if (word_is(cmd, wlen, KPCTL_HZ) && arg) {
-		if (v < PIT_MIN_HZ || v > PIT_MAX_HZ)
-			return -EINVAL;
-		clock_set_hz(v);
-	} else if (word_is(cmd, wlen, KPCTL_RES) && arg) {
+	else if (ctl_cmd(&m, KPCTL_HZ, 1) && ctl_uint(&m, 1, &v)) {
+		if ((r = prof_set_hz(&engine, v)) < 0)
+			return r;
+	} else if (ctl_cmd(&m, KPCTL_RES, 1) && ctl_uint(&m, 1, &v)) {
 		if (kp.on || v > KPROF_RES_MAX)
 			return -EINVAL;
 		if (v != kp.res) {
-			if (kp.buf)
-				kfree_contig(kp.buf, kp.npages);
-			kp.buf = kp.bins = NULL;
+			if (kp.bins)
+				kfree_contig(kp.bins, kp.npages);
+			kp.bins = NULL;
+			kp.total = kp.kernel = 0;
 			kp.res = v;
 			kp.nbins = nbins_for(v);
 			kp.saturated = 0;
@@ -182,9 +173,9 @@ int kprof_ctl(const char *cmd, uint32_t n)
 	} else
 		return -EINVAL;
 	if (r == 0) {
-		if (!word_is(cmd, wlen, KPCTL_START) && !word_is(cmd, wlen, KPCTL_STOP))
+		if (!ctl_is(&m, 0, KPCTL_START) && !ctl_is(&m, 0, KPCTL_STOP))
 			kp.note[0] = 0;
-		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)n, cmd);
+		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)m.n, cmd);
 	}
 	return r;
 }
@@ -199,11 +190,6 @@ static const struct dirtab kproftab[] = {
 	{ "kpinfo", Qkpinfo, false },
 };
 
-static inline uint32_t be32(uint32_t v)
-{
-	return __builtin_bswap32(v);
-}
-
 /* The snapshot is read bins first, then the kernel count, then the total:
  * the clock bumps total, kernel and bin in that order, so even while
  * profiling runs, total >= kernel >= the sum of the bins in the copy. */
@@ -217,12 +203,12 @@ static int kpdata_open(struct file *f)
 	for (uint32_t i = 0; i < kp.nbins; i += NELEM(chunk)) {
 		uint32_t k = MIN(NELEM(chunk), kp.nbins - i);
 		for (uint32_t j = 0; j < k; j++)
-			chunk[j] = kp.buf ? be32(kp.bins[i + j]) : 0;
+			be32_put(&chunk[j], kp.bins ? kp.bins[i + j] : 0);
 		if (snap_write(f, KPDATA_WORD * (KPDATA_HDR_WORDS + i), chunk, 4 * k) < 0)
 			goto nomem;
 	}
-	chunk[KPDATA_KERNEL] = kp.buf ? be32(kp.buf[KPDATA_KERNEL]) : 0;
-	chunk[KPDATA_TOTAL] = kp.buf ? be32(kp.buf[KPDATA_TOTAL]) : 0;
+	be32_put(&chunk[KPDATA_KERNEL], kp.kernel);
+	be32_put(&chunk[KPDATA_TOTAL], kp.total);
 	if (snap_write(f, 0, chunk, KPDATA_WORD * KPDATA_HDR_WORDS) < 0)
 		goto nomem;
 	f->privsize = size;
@@ -244,8 +230,8 @@ static int kpinfo_open(struct file *f)
 	text_add(&t, "%s %u\n", KPINFO_RES, kp.res);
 	text_add(&t, "%s %u\n", KPINFO_NBINS, kp.nbins);
 	text_add(&t, "%s %u.%03u\n", KPINFO_HZ, mhz / 1000, mhz % 1000);
-	text_add(&t, "%s %u\n", KPINFO_TICKS, kp.buf ? kp.buf[KPDATA_TOTAL] : 0);
-	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.buf ? kp.buf[KPDATA_KERNEL] : 0);
+	text_add(&t, "%s %u\n", KPINFO_TICKS, kp.total);
+	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.kernel);
 	text_add(&t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
 	text_add(&t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
 	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);

@@ -1,6 +1,183 @@
-/* The sampling entry point. The clock calls prof_tick(tf, p) when it is not
- * NULL; it is set only while some engine is on, so profiling off costs the
- * clock one load and one branch. */
+/* The profiling framework: which engines sample, the pointer the clock
+ * calls, the fan-out to several engines, the rate policy, and the process
+ * lifecycle hooks. No engine writes prof_tick; none is named outside this
+ * directory.
+ *
+ * Why switching engines is safe at any time. The set of sampling engines
+ * (live[], nlive) and prof_tick change only in rebuild(), which runs with
+ * interrupts off. The clock's sample also runs with interrupts off, on the
+ * one processor, so a tick sees either the old set or the new one, never a
+ * half-made one: an engine switched on gets the ticks after the switch,
+ * one switched off none after it, and no tick reaches an engine twice.
+ * A change made by an engine's own sample function (an engine that turns
+ * itself off when its buffer is full) happens while the fan-out walks
+ * live[]; rebuilding it under the walk's feet could skip or repeat an
+ * engine, so the fan-out defers the rebuild to its end and, meanwhile,
+ * calls only engines still marked live. */
+#include "clock.h"
 #include "prof/prof.h"
+#include "abi/errno.h"
+#include "abi/kprof.h"
+#include "cmdline.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
 
-volatile prof_tick_fn prof_tick;
+volatile prof_sample_fn prof_tick;
+volatile uint32_t prof_nuserret, prof_ndebug;
+
+static struct prof_engine *engines[PROF_MAXENGINES];   /* registered */
+static int nengines;
+static struct prof_engine *live[PROF_MAXENGINES];      /* sampling now */
+static int nlive;
+static bool in_fanout, rebuild_pending;
+static struct prof_proc pstate[NPROC];
+
+static bool sampling(const struct prof_engine *e)
+{
+	return e->on && !e->paused;
+}
+
+static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
+
+/* Makes live[] and prof_tick agree with the engines' flags. Interrupts off. */
+static void rebuild(void)
+{
+	uint32_t nu = 0, nd = 0;
+
+	if (in_fanout) {
+		rebuild_pending = true;
+		return;
+	}
+	nlive = 0;
+	for (int i = 0; i < nengines; i++) {
+		struct prof_engine *e = engines[i];
+		if (sampling(e))
+			live[nlive++] = e;
+		if (e->on && e->userret)
+			nu++;
+		if (e->on && e->debug)
+			nd++;
+	}
+	prof_nuserret = nu;
+	prof_ndebug = nd;
+	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
+}
+
+static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	in_fanout = true;
+	for (int i = 0; i < nlive; i++)
+		if (sampling(live[i]))
+			live[i]->sample(pc, p, flags);
+	in_fanout = false;
+	if (rebuild_pending) {
+		rebuild_pending = false;
+		rebuild();
+	}
+}
+
+prof_sample_fn prof_sampler(void)
+{
+	return prof_tick;
+}
+
+void prof_register(struct prof_engine *e)
+{
+	if (nengines == PROF_MAXENGINES)
+		panic("prof: more than %d engines", PROF_MAXENGINES);
+	if (!e->sample)
+		panic("prof: engine %s has no sample function", e->name);
+	e->id = nengines;
+	e->on = e->paused = false;
+	engines[nengines++] = e;
+}
+
+/* sets one flag and rebuilds, with interrupts off */
+static void set(bool *flag, bool v)
+{
+	uint32_t s = splhi();
+	*flag = v;
+	rebuild();
+	splx(s);
+}
+
+/* The first engine to sample restarts the PIT's count, so its first sample
+ * comes one whole period after the start. Under -icount the samples then
+ * fall on the same instructions in every run; otherwise the phase would
+ * depend on when the host's keystrokes arrived. An engine that joins
+ * others leaves their phase alone. */
+void prof_enable(struct prof_engine *e)
+{
+	if (!prof_tick && !e->paused)
+		clock_restart_phase();
+	set(&e->on, true);
+}
+
+void prof_disable(struct prof_engine *e) { set(&e->on, false); }
+void prof_pause(struct prof_engine *e) { set(&e->paused, true); }
+void prof_resume(struct prof_engine *e) { set(&e->paused, false); }
+
+/* One rate for all: the rate decides what a sample means (the gmon file's
+ * profrate, a DosProfile timer value), so it may not change under an
+ * engine that is recording. The engine that asks may be on itself. */
+int prof_set_hz(struct prof_engine *e, uint32_t hz)
+{
+	uint32_t s;
+
+	if (hz < PIT_MIN_HZ || hz > PIT_MAX_HZ)
+		return -EINVAL;
+	s = splhi();
+	for (int i = 0; i < nengines; i++)
+		if (engines[i] != e && engines[i]->on) {
+			splx(s);
+			return -EBUSY;
+		}
+	clock_set_hz(hz);
+	splx(s);
+	return 0;
+}
+
+void prof_spawn(struct proc *p, const struct elf_image *img)
+{
+	p->prof = &pstate[p - procs];
+	memset(p->prof, 0, sizeof *p->prof);
+	for (int i = 0; i < nengines; i++)
+		if (engines[i]->spawn)
+			engines[i]->spawn(p, img);
+}
+
+void prof_exit(struct proc *p)
+{
+	if (!p->prof)
+		return;
+	for (int i = 0; i < nengines; i++)
+		if (engines[i]->exit)
+			engines[i]->exit(p);
+}
+
+void prof_userret_slow(struct proc *p, struct trapframe *tf)
+{
+	for (int i = 0; i < nengines; i++)
+		if (engines[i]->on && engines[i]->userret)
+			engines[i]->userret(p, tf);
+}
+
+bool prof_debug_trap(struct proc *p, struct trapframe *tf)
+{
+	if (!prof_ndebug)
+		return false;
+	for (int i = 0; i < nengines; i++)
+		if (engines[i]->on && engines[i]->debug && engines[i]->debug(p, tf))
+			return true;
+	return false;
+}
+
+/* Registers the engines built into the kernel, in a fixed order. */
+void prof_init(const struct bootcfg *cfg)
+{
+	kprof_init(cfg->kprof_res);
+	example_init(cfg->prof_example);
+	if (cfg->prof_test)
+		testeng_init();
+}

@@ -1,14 +1,126 @@
-/* The profiler's sampling entry point. The clock interrupt calls prof_tick
- * through this one pointer, which is NULL while no engine is on, so the
- * clock pays a single test when profiling is off. */
-#ifndef PROF_H
-#define PROF_H
+/* The profiling framework: the engines, the sample every engine gets on a
+ * clock tick, the per-process state and the process lifecycle hooks.
+ * kernel/prof/README.md shows how to write an engine. */
+#ifndef PROF_PROF_H
+#define PROF_PROF_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include "arch.h"
 
 struct proc;
-/* regparm(2): tf and p come in registers, which keeps the call short */
-typedef void (*prof_tick_fn)(struct trapframe *tf, struct proc *p) __attribute__((regparm(2)));
-extern volatile prof_tick_fn prof_tick;
+struct elf_image;
+
+/* One clock tick, as every engine sees it. The clock builds it once and
+ * every engine gets the same three values, in registers:
+ *   pc     the interrupted PC; a tick held back by splhi() is charged to
+ *          splpc, where interrupts went off
+ *   p      the running process; NULL in the idle loop
+ *   flags  the mode (PROF_KERNEL: the tick interrupted kernel mode) and
+ *          the weight: 1, plus the ticks merged into this one while
+ *          interrupts were off. A user-mode tick's flags are its weight
+ *          alone, which keeps the common case cheapest.
+ * An engine that walks stacks finds the user frame in p->tf (the frame of
+ * the trap that entered the kernel from user mode, for a kernel-mode tick
+ * too) and the kernel's through its own frame pointer. */
+#define PROF_KERNEL 0x80000000u
+static inline bool prof_user(uint32_t flags) { return !(flags & PROF_KERNEL); }
+static inline uint32_t prof_weight(uint32_t flags) { return flags & ~PROF_KERNEL; }
+
+typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
+
+/* An engine: a table of functions, each optional but sample. The fields
+ * after the line are prof.c's. */
+struct prof_engine {
+	const char *name;
+	prof_sample_fn sample;                  /* at interrupt time */
+	/* a process was made from img (readable through kernel/elf.h);
+	 * p->prof is set up, p has not run yet. Not at interrupt time. */
+	void (*spawn)(struct proc *p, const struct elf_image *img);
+	/* p is exiting: its address space and files are still there */
+	void (*exit)(struct proc *p);
+	/* p is about to return to user mode (only while the engine is on) */
+	void (*userret)(struct proc *p, struct trapframe *tf);
+	/* a debug exception (single step) in user mode; true if the engine
+	 * took it. Only while the engine is on. */
+	bool (*debug)(struct proc *p, struct trapframe *tf);
+	/* ---- */
+	int id;                 /* index in each process's slot array */
+	bool on, paused;
+};
+
+/* Each process's profiling state. An engine keeps its own per-process data
+ * in slot[e->id]; prof.c clears the slots at spawn, the engine frees what
+ * its slot holds in its exit hook. */
+#define PROF_MAXENGINES 8
+struct prof_proc {
+	void *slot[PROF_MAXENGINES];
+};
+
+/* Registration, at boot: after it the engine's lifecycle hooks run. */
+void prof_register(struct prof_engine *e);
+
+/* Sampling on and off. Safe in any order, with interrupts on or off, and
+ * from inside a sample function (see prof.c). */
+void prof_enable(struct prof_engine *e);
+void prof_disable(struct prof_engine *e);
+void prof_pause(struct prof_engine *e);         /* on, but no samples */
+void prof_resume(struct prof_engine *e);
+
+/* The clock rate has one owner at a time: an engine may change it only
+ * while no other engine is on. 0 or -EBUSY (or -EINVAL for a bad rate). */
+int prof_set_hz(struct prof_engine *e, uint32_t hz);
+
+/* ---- called by the clock, proc.c, spawn.c and trap.c, never by name ---- */
+
+/* The one pointer the clock calls: NULL while no engine samples, an
+ * engine's own sample function while exactly one does, the fan-out while
+ * several do. Only prof.c writes it. */
+extern volatile prof_sample_fn prof_tick;
+prof_sample_fn prof_sampler(void);      /* prof_tick, for tests */
+
+/* The clock's per-tick call: builds the sample once and hands it on.
+ * Profiling off costs one load and one branch. */
+static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool user, uint32_t weight)
+{
+	prof_sample_fn fn = prof_tick;
+	uint32_t pc;
+
+	if (!fn)
+		return;
+	pc = arch_frame_pc(tf);
+	if (user) {
+		fn(pc, p, weight);
+		return;
+	}
+	if (pc == (uint32_t)splx_landing)
+		pc = splpc;
+	fn(pc, p, weight | PROF_KERNEL);
+}
+
+void prof_spawn(struct proc *p, const struct elf_image *img);
+void prof_exit(struct proc *p);
+
+/* Engines that want the return-to-user hook, or debug exceptions, while on.
+ * The trap path tests these counts, so it costs nothing otherwise. */
+extern volatile uint32_t prof_nuserret, prof_ndebug;
+void prof_userret_slow(struct proc *p, struct trapframe *tf);
+static inline void prof_userret(struct proc *p, struct trapframe *tf)
+{
+	if (__builtin_expect(prof_nuserret != 0, 0))
+		prof_userret_slow(p, tf);
+}
+bool prof_debug_trap(struct proc *p, struct trapframe *tf);
+
+/* A counter that stops at 0xFFFFFFFF instead of wrapping; what did not
+ * fit is added to *lost. */
+static inline void prof_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
+{
+	arch_add_sat(c, w, lost);
+}
+
+/* registers the engines built into the kernel (engines.h), at boot */
+struct bootcfg;
+void prof_init(const struct bootcfg *cfg);
 
 #endif

@@ -2,6 +2,7 @@
 # under vm.py (scripted runs) and run.py (the test suite).
 import codecs
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -15,7 +16,12 @@ ROOT = os.environ.get("KPROF_ROOT") or \
 ISO = os.path.join(ROOT, "build", "os.iso")
 QEMU = os.environ.get("QEMU", "qemu-system-i386")
 PROMPT = "\n$ "
-LINEMAX = 255       # the console's line discipline keeps at most this many characters
+
+# Time-outs in host seconds; each is a parameter of Machine with these defaults.
+ECHO_TIMEOUT = 10   # for the console to echo a typed line
+HALT_TIMEOUT = 30   # from typing halt to QEMU's exit
+REAP_TIMEOUT = 10   # for QEMU's exit status once it has closed its output
+JOIN_TIMEOUT = 5    # for the reader threads once QEMU is gone
 
 # Patterns that mean the kernel died; waits stop at once when one appears.
 PANIC = re.compile(r"^(panic: |kernel trap \d+)", re.M)
@@ -28,6 +34,10 @@ def header_defines(name):
         text = f.read()
     return {k: int(v, 0) for k, v in
             re.findall(r"^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b", text, re.M)}
+
+
+# the console's line discipline keeps at most this many characters a line
+LINEMAX = header_defines("console.h")["CONS_LINEMAX"] - 1
 
 
 def exit_codes():
@@ -71,11 +81,19 @@ class Timeout(VMError):
         self.pattern = pattern      # what was being waited for, if a pattern
 
 
-def qemu_command(cmdline="", icount=False, com2=None, extra=(), iso=ISO, serial="stdio"):
+# For a person at a terminal (make run): COM1 and QEMU's monitor share stdio
+# (Ctrl-A x quits QEMU, Ctrl-A c switches to the monitor and back), and with
+# signal=off the terminal's ^C is a byte for the guest, not SIGINT for QEMU.
+TERMINAL = ["-chardev", "stdio,id=term,mux=on,signal=off", "-serial", "chardev:term",
+            "-mon", "chardev=term"]
+
+
+def qemu_command(cmdline="", icount=False, com2=None, extra=(), iso=ISO, terminal=False):
     # -boot order=d: the BIOS would first try the floppy, which costs 5 s
     # of virtual time, a long wait under -icount.
-    cmd = [QEMU, "-cdrom", iso, "-boot", "order=d", "-display", "none", "-serial", serial,
-           "-no-reboot", "-m", "128M", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    serial = TERMINAL if terminal else ["-serial", "stdio"]
+    cmd = [QEMU, "-cdrom", iso, "-boot", "order=d", "-display", "none"] + serial + \
+          ["-no-reboot", "-m", "128M", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if icount:
         cmd += ["-icount", "shift=0,sleep=off"]
     if com2:
@@ -126,11 +144,24 @@ class Checker:
 class Machine(Checker):
     """One QEMU run. COM1 goes through pipes; a reader thread appends it to
     the transcript and wakes waiters, so every wait is a condition wait with
-    a deadline. Every wait is also bounded by the run's own hard deadline."""
+    a deadline. Every wait is also bounded by the run's own hard deadline
+    (timeout); the other time-outs bound single steps.
 
-    def __init__(self, cmdline="", icount=False, timeout=60, extra=(), com2=None, iso=ISO):
+    The prompt is confirmed with a sentinel: when the output shows "$ " the
+    runner types "echo TOKEN-N" (TOKEN random for this run) and waits for
+    the line TOKEN-N and the prompt after it, which only the shell's next
+    command can print. Program output cannot fake it; transcript() leaves
+    these lines out."""
+
+    def __init__(self, cmdline="", icount=False, timeout=60, extra=(), com2=None, iso=ISO,
+                 echo_timeout=ECHO_TIMEOUT, halt_timeout=HALT_TIMEOUT,
+                 reap_timeout=REAP_TIMEOUT, join_timeout=JOIN_TIMEOUT):
         self.cmd = qemu_command(cmdline, icount, com2, extra, iso)
         super().__init__(timeout)
+        self.echo_timeout, self.halt_timeout = echo_timeout, halt_timeout
+        self.reap_timeout, self.join_timeout = reap_timeout, join_timeout
+        self.token = "sync%08x" % random.getrandbits(32)
+        self.nsentinel = 0
         self.iso = iso
         self.com2 = com2
         self.panic_ok = False       # set by tests that expect a kernel panic
@@ -182,7 +213,7 @@ class Machine(Checker):
             self.proc.kill()
         self.proc.wait()
         for t in self._threads:
-            t.join(5)
+            t.join(self.join_timeout)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 f.close()
@@ -196,6 +227,20 @@ class Machine(Checker):
         self.close()
 
     def transcript(self):
+        """The serial output so far, without the sentinel lines."""
+        with self._cond:
+            text = self.text
+        for n in range(1, self.nsentinel + 1):
+            tok = "%s-%d" % (self.token, n)
+            whole = "$ echo %s\n%s\n" % (tok, tok)    # typed at a real prompt
+            if whole in text:
+                text = text.replace(whole, "", 1)
+            else:                                   # typed ahead: echo and output apart
+                text = text.replace("echo %s\n" % tok, "", 1).replace("$ %s\n" % tok, "", 1)
+        return text
+
+    def raw_transcript(self):
+        """The serial output so far, sentinel lines included."""
         with self._cond:
             return self.text
 
@@ -223,7 +268,7 @@ class Machine(Checker):
                         line = self.text[p.start():].split("\n", 1)[0]
                         raise VMError("kernel died while waiting for %s: %s" % (what, line))
                 if self._eof:
-                    self.proc.wait(10)
+                    self.proc.wait(self.reap_timeout)
                     self.status = self.proc.returncode
                     raise VMError("QEMU exited with status %s while waiting for %s"
                                   % (describe_status(self.status), what))
@@ -252,21 +297,42 @@ class Machine(Checker):
         return m
 
     def wait_prompt(self, timeout=None):
-        """Waits until the output ends with a newline and "$ ". Only called
-        after the echo of the typed line, so the prompt that line was typed
-        at cannot count. The limit: program output that itself ends in
-        "\n$ " and then pauses would pass for a prompt. Returns the text
-        from self.pos up to the prompt and moves self.pos past it. Output
-        that does not end in a newline (echo -n) hides the prompt: use
-        type_line() and expect() for such a command."""
-        def found(text):
-            if text.endswith(PROMPT) and len(text) - 2 >= self.pos:
-                return len(text)
-            if text == "$ " and self.pos == 0:
-                return 2
+        """Waits for the shell's prompt and confirms it with a sentinel (see
+        the class). Called after the echo of the typed line (or at boot), so
+        the prompt that line was typed at cannot count. Returns the output
+        from self.pos up to the prompt, without the sentinel's echo, and
+        moves self.pos past the sentinel. Output that does not end in a
+        newline (echo -n) runs into the prompt: use type_line() and expect()
+        for such a command."""
+        def candidate(text):
+            # "$ " at the start of a line; the line's own echo ends in "\n"
+            if self.pos == 0 and text.startswith("$ "):
+                return 0
+            i = text.find(PROMPT, max(0, self.pos - 1))
+            return None if i < 0 else i
+        self._wait("the shell prompt", candidate, timeout)
+        self.nsentinel += 1
+        tok = "%s-%d" % (self.token, self.nsentinel)
+        self.send("echo %s\n" % tok)
+
+        def confirmed(text):
+            # The sentinel's output starts a line, or follows the prompt
+            # directly when its echo came out before the prompt; then comes
+            # the next prompt, maybe after background jobs' reports.
+            for before in ("\n", "$ "):
+                i = text.find(before + tok + "\n", self.pos)
+                if i >= 0:
+                    start = i + len(before)
+                    after = start + len(tok) + 1
+                    if text.startswith("$ ", after):
+                        return start, after + 2
+                    j = text.find(PROMPT, after - 1)
+                    return None if j < 0 else (start, j + len(PROMPT))
             return None
-        end = self._wait("the shell prompt", found, timeout)
-        out = self.text[self.pos:end - 2]
+        start, end = self._wait("the shell prompt (sentinel %s)" % tok, confirmed, timeout)
+        out = self.text[self.pos:start].replace("echo %s\n" % tok, "", 1)
+        if out.endswith("$ "):
+            out = out[:-2]
         self.pos = end
         return out
 
@@ -303,7 +369,7 @@ class Machine(Checker):
         def found(text):
             i = text.find(echo, self.pos)
             return None if i < 0 else i + len(echo)
-        self.pos = self._wait("the echo of %r" % line, found, 10)
+        self.pos = self._wait("the echo of %r" % line, found, self.echo_timeout)
 
     def run(self, line, timeout=None):
         """Types a line at the prompt (wait_prompt() must have been seen),
@@ -313,26 +379,65 @@ class Machine(Checker):
         return self.wait_prompt(timeout)
 
     def fresh_prompt(self, timeout=None):
-        """Types a comment line and waits for the prompt after it: after
-        asynchronous output (a background job) the last prompt is no longer
-        at the end. The comment's echo is unique, which a bare Enter's is
-        not (it could be mistaken for any newline the shell prints)."""
+        """Types a comment line and waits for the prompt after it, to start
+        afresh after asynchronous output (a background job) or after a
+        command that was waited for with expect(). The comment's echo is
+        unique, which a bare Enter's is not."""
         self.nsync = getattr(self, "nsync", 0) + 1
         return self.run("# sync %d" % self.nsync, timeout)
 
-    def halt(self, timeout=30):
+    def halt(self, timeout=None):
         """Types halt at the prompt and checks that the kernel powered off cleanly."""
+        timeout = self.halt_timeout if timeout is None else timeout
         self.type_line("halt")
         self.expect(r"^halt: powering off", timeout)
         status = self.wait_exit(timeout)
         if status != STATUS_OK:
             raise VMError("halt: QEMU exit status %s, want %s"
                           % (describe_status(status), describe_status(STATUS_OK)))
-    def exports(self, dest):
-        """Extracts what the guest exported so far into dest; see extract_exports."""
+
+    def _com2_done(self):
+        """The COM2 file, once QEMU has exited: only then is all it wrote
+        in the file."""
         if not self.com2:
             raise VMError("this machine has no COM2 file")
-        return extract_exports(self.com2, dest)
+        if self.proc is None or self.proc.poll() is None:
+            raise VMError("exports are read after QEMU has exited (halt first)")
+        return self.com2
+
+    def exports(self, dest):
+        """Extracts everything the guest exported into dest; see extract_exports."""
+        return extract_exports(self._com2_done(), dest)
+
+    def archives(self):
+        """Each export's files in order, as a list of {name: bytes}."""
+        return read_archives(self._com2_done())
+
+
+def read_archives(com2):
+    """The ustar archives that export wrote to the COM2 file, one after the
+    other, as a list of {name: bytes}: an archive ends at its two zero
+    blocks (ignore_zeros would run them all together)."""
+    if not os.path.exists(com2):
+        return []
+    data = open(com2, "rb").read()
+    archives, off = [], 0
+    while off < len(data):
+        members = {}
+        while off + 512 <= len(data) and data[off:off + 512] != bytes(512):
+            hdr = data[off:off + 512]
+            try:
+                name = hdr[0:100].rstrip(b"\0").decode()
+                prefix = hdr[345:500].rstrip(b"\0").decode()
+                size = int(hdr[124:136].strip(b"\0 ") or b"0", 8)
+            except ValueError as e:
+                raise VMError("export archive %s at byte %d: bad header (%s)" % (com2, off, e))
+            members[(prefix + "/" + name) if prefix else name] = data[off + 512:off + 512 + size]
+            off += 512 + (size + 511) // 512 * 512
+        if members:
+            archives.append(members)
+        off += 1024     # the two zero blocks
+    return archives
 
 
 def extract_exports(com2, dest):

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # Runs the test suite: every @test in tests/qemu/test_*.py, each QEMU test in
-# a fresh QEMU. python3 tests/qemu/run.py [--list] [-j N] [NAME...]
+# a fresh QEMU. python3 tests/qemu/run.py [--list] [--no-make] [-j N] [NAME...]
+# It runs make first, and refuses to test a build older than its sources.
 import argparse
 import concurrent.futures
 import glob
 import importlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -19,6 +21,62 @@ import harness  # noqa: E402
 import qemu     # noqa: E402
 
 LOGDIR = harness.build_path("test-logs")
+
+# The sources each tested build output is made from: files with these
+# endings under these folders (the Makefile has the details). The host
+# tool's own tests (test_*) are not part of build/kprof.
+SOURCE_ENDINGS = (".c", ".h", ".S", ".asm", ".ld", ".in")
+BUILT_FROM = {
+    "os.iso": ["boot", "include", "kernel", "user"],
+    "kprof": ["tools/kprof"],
+}
+
+
+def is_source(out, path):
+    name = os.path.basename(path)
+    if not name.endswith(SOURCE_ENDINGS):
+        return False
+    return out != "kprof" or not (name.startswith("test_") or "/tests/" in path)
+
+
+def newer_sources(root=None):
+    """[(output, source)] for every source file newer than the build output
+    made from it (or [(output, None)] when the output is missing)."""
+    root = root or qemu.ROOT
+    stale = []
+    for out, srcs in BUILT_FROM.items():
+        path = os.path.join(root, "build", out)
+        if not os.path.exists(path):
+            stale.append((out, None))
+            continue
+        built = os.path.getmtime(path)
+        for src in srcs:
+            files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(root, src))
+                     for f in fs]
+            stale += [(out, os.path.relpath(f, root)) for f in files
+                      if is_source(out, os.path.relpath(f, root)) and os.path.getmtime(f) > built]
+    return stale
+
+
+def build():
+    """Runs make, so that the suite never tests a stale build without a
+    word; returns an error message, or None when build/ is up to date."""
+    r = subprocess.run(["make", "-C", qemu.ROOT, "all", "kprof-unit"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        return "make failed (status %d):\n%s" % (r.returncode, r.stdout.rstrip())
+    return None
+
+
+def check_fresh(root=None):
+    """None, or a message naming the sources newer than what would be tested."""
+    stale = newer_sources(root)
+    if not stale:
+        return None
+    shown = ["build/%s: missing" % out if src is None else "%s is newer than build/%s" % (src, out)
+             for out, src in stale[:5]]
+    more = ["... and %d more" % (len(stale) - 5)] if len(stale) > 5 else []
+    return "\n".join(["refusing to test a stale build (run make):"] + shown + more)
 
 
 def discover():
@@ -84,7 +142,7 @@ def run_one(t):
         return True, ["== %s: ok (%.1fs)" % (t.name, secs)]
 
     lines = ["== %s: FAILED (%s)" % (t.name, reason), "   after %.1fs" % secs]
-    text = m.transcript() if t.qemu else m.text
+    text = m.raw_transcript() if t.qemu else m.text   # the sentinels show what was waited for
     os.makedirs(LOGDIR, exist_ok=True)
     with open(log, "w") as f:
         f.write(text)
@@ -110,9 +168,17 @@ def main():
     ap.add_argument("names", nargs="*", metavar="NAME", help="run tests whose name contains NAME")
     ap.add_argument("--list", action="store_true", help="list the tests and exit")
     ap.add_argument("-j", type=int, default=1, metavar="N", help="run N tests at a time")
+    ap.add_argument("--no-make", action="store_true",
+                    help="do not run make first (make test has just built); still refuse a stale build")
     args = ap.parse_args()
 
     tests = selected(discover(), args.names)
+    if not args.list:
+        err = (None if args.no_make else build()) or check_fresh()
+        if err:
+            print(err)
+            print("0 passed, %d failed" % len(tests))
+            return 1
     if args.list:
         for t in tests:
             where = "host" if not t.qemu else "qemu" + (" icount" if t.icount else "")

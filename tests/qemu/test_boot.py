@@ -9,13 +9,25 @@ MEM = r"^mem: \d+ KiB usable in \d+ regions, \d+ pages free$"
 MODULE = r"^module: 'initrd' at 0x[0-9a-f]{8}, \d+ bytes$"
 PIT = r"^pit: %s Hz requested, divisor %s, %s Hz achieved; quantum %s ms; tsc \d+ kHz$"
 PANIC_HALT = r"^halting \(status %d\)$" % qemu.CODES["KEXIT_PANIC"]
+CMDLINE = qemu.header_defines("cmdline.h")
+PIT_INPUT_HZ = qemu.header_defines("kprof.h")["PIT_INPUT_HZ"]
+
+
+def pit_default():
+    """The pit: line at the default rate and quantum; the divisor is
+    rounded to nearest, so the achieved rate is a little off the request."""
+    hz = CMDLINE["HZ_DEFAULT"]
+    div = (PIT_INPUT_HZ + hz // 2) // hz
+    mhz = (PIT_INPUT_HZ * 1000 + div // 2) // div
+    return PIT % (hz, div, re.escape("%d.%03d" % (mhz // 1000, mhz % 1000)),
+                  CMDLINE["QUANTUM_DEFAULT"])
 
 
 @test("boot_banner", timeout=30)
 def boot_banner(m):
     out = m.wait_prompt()
     m.check(out, [VERSION, r"^cmdline: ' *'$", MEM, MODULE,
-                  PIT % (1000, 1193, r"1000\.153", 10),
+                  pit_default(),
                   r"^initrd: \d+ files$", r"^kprof-os: ready$"],
             forbid=[r"^cmdline: (bad|unknown)"], ordered=True)
     m.halt()
@@ -25,9 +37,9 @@ def boot_banner(m):
 def boot_cmdline_bad(m):
     out = m.wait_prompt()
     m.check(out, [r"^cmdline: '.*hz=abc foo=1'$",
-                  r"^cmdline: bad value 'abc' for hz \(\d+\.\.\d+\), using 1000$",
+                  r"^cmdline: bad value 'abc' for hz \(\d+\.\.\d+\), using %d$" % CMDLINE["HZ_DEFAULT"],
                   r"^cmdline: unknown key 'foo', ignored$",
-                  PIT % (1000, 1193, r"1000\.153", 10)], ordered=True)
+                  pit_default()], ordered=True)
     m.halt()
 
 
@@ -86,6 +98,15 @@ def kernel_fault_null(m):
 @test("kernel_fault_divide", timeout=30, cmdline="crash=divide", forbid=())
 def kernel_fault_divide(m):
     kernel_crash(m, 0, "divide error", [])
+
+
+@test("kernel_crash_unknown", timeout=30, cmdline="crash=bogus")
+def kernel_crash_unknown(m):
+    """An unknown crash= mode says so, and only so; the boot goes on."""
+    out = m.wait_prompt()
+    m.check(out, [r"^crash: unknown mode 'bogus' \(null, divide, panic\); not crashing$",
+                  r"^kprof-os: ready$"], forbid=[r"on purpose"], ordered=True)
+    m.halt()
 
 
 def pit_rate(hz):

@@ -38,23 +38,37 @@ def rows(report):
 
 def profile(m, workload, hz=None):
     """Runs workload commands under startclr/stop and exports the dump;
-    returns (kpdata path, kpinfo path) on the host."""
+    returns the export's number, for dump() after the halt."""
     if hz:
         assert m.run("echo hz %d > /dev/kpctl" % hz) == ""
     # one line, so no wait for the harness's typing falls inside the profile
     # (under icount, virtual time runs on while the guest idles)
     m.run("; ".join(["echo startclr > /dev/kpctl"] + workload + ["echo stop > /dev/kpctl"]))
     m.check(m.run("export /dev/kpdata /dev/kpinfo"), [r"^export: 2 files, \d+ bytes$"])
-    dest = os.path.join(m.scratch, "out%d" % len(os.listdir(m.scratch)))
-    m.exports(dest)
-    return os.path.join(dest, "dev", "kpdata"), os.path.join(dest, "dev", "kpinfo")
+    m.nexport = getattr(m, "nexport", 0) + 1
+    return m.nexport - 1
+
+
+def dump(m, k):
+    """After the halt (only then is COM2 complete): export number k's kpdata
+    and kpinfo, written under the scratch directory; returns their paths."""
+    files = m.archives()[k]
+    dest = os.path.join(m.scratch, "out%d" % k, "dev")
+    os.makedirs(dest, exist_ok=True)
+    paths = []
+    for name in ("kpdata", "kpinfo"):
+        paths.append(os.path.join(dest, name))
+        with open(paths[-1], "wb") as f:
+            f.write(files["dev/" + name])
+    return tuple(paths)
 
 
 @test("kprof_workload", timeout=120, icount=True)
 def kprof_workload(m):
     m.wait_prompt()
-    data, info = profile(m, ["kwork loop 2000000 50"])
+    k = profile(m, ["kwork loop 2000000 50"])
     m.halt()
+    data, info = dump(m, k)
     w, inf = words(data), kpinfo(info)
     # the format: header words, one bin per byte of text, the kpinfo keys
     nbins = int(inf["nbins"])
@@ -91,8 +105,9 @@ def kprof_workload(m):
 def kprof_splpc(m):
     """Ticks held off by a cli are charged to the function that did the cli."""
     m.wait_prompt()
-    data, info = profile(m, ["kwork cli 2000000 30"])
+    k = profile(m, ["kwork cli 2000000 30"])
     m.halt()
+    data, info = dump(m, k)
     r = rows(kprof(KERNEL, data))
     top = max(r, key=r.get)
     assert top == "kwork_cli", "top function %s: %s" % (top, r)
@@ -105,9 +120,10 @@ def kprof_splpc(m):
 def kprof_rate(m):
     """The same work at 10 kHz gives about ten times the ticks of 1 kHz."""
     m.wait_prompt()
-    d1, _ = profile(m, ["kwork loop 2000000 30"], hz=1000)
-    d10, i10 = profile(m, ["kwork loop 2000000 30"], hz=10000)
+    k1 = profile(m, ["kwork loop 2000000 30"], hz=1000)
+    k10 = profile(m, ["kwork loop 2000000 30"], hz=10000)
     m.halt()
+    (d1, _), (d10, i10) = dump(m, k1), dump(m, k10)
     t1, t10 = words(d1)[0], words(d10)[0]
     assert 9.0 <= t10 / t1 <= 11.0, "ticks %d at 1 kHz, %d at 10 kHz" % (t1, t10)
     pit = header_defines("kprof.h")["PIT_INPUT_HZ"]
@@ -120,15 +136,17 @@ def kprof_rate(m):
 def kprof_res(m):
     """kprof.res= sets the bin size; res N changes it while stopped."""
     m.wait_prompt()
-    data, info = profile(m, ["kwork loop 2000000 20"])
+    k = profile(m, ["kwork loop 2000000 20"])
+    assert m.run("echo res 2 > /dev/kpctl") == ""
+    res2 = m.run("cat /dev/kpinfo")
+    m.halt()
+    data, info = dump(m, k)
     inf = kpinfo(info)
     assert inf["res"] == "4", inf
     span = int(inf["text_end"], 16) - int(inf["text_start"], 16)
     assert int(inf["nbins"]) == (span + 15) // 16 == len(words(data)) - 2, inf
     assert max(rows(kprof(KERNEL, data)).items(), key=lambda kv: kv[1])[0] == "kwork_loop"
-    assert m.run("echo res 2 > /dev/kpctl") == ""
-    m.check(m.run("cat /dev/kpinfo"), [r"^res 2$", r"^nbins %d$" % ((span + 3) // 4)])
-    m.halt()
+    m.check(res2, [r"^res 2$", r"^nbins %d$" % ((span + 3) // 4)])
 
 
 @test("kprof_kpctl_errors", timeout=120, icount=True)
@@ -157,3 +175,27 @@ def kprof_kpctl_errors(m):
     m.check(m.run("put /dev/kpctl 'res 1'"), [r"^put: wrote 5 bytes$"])
     m.check(m.run("put /dev/kpctl clear; cat /dev/kpinfo"), [r"^ticks 0$", r"^res 1$"])
     m.halt()
+
+
+@test("kprof_repeat", timeout=300, qemu=False)
+def kprof_repeat(h):
+    """make profile's path (kpr, export, kprof) three times, each in a fresh
+    QEMU under icount: the kpdata must be the same bytes every time. The
+    PIT restarts when profiling starts, so the host's typing speed does not
+    shift the samples."""
+    import profile as prof      # tests/qemu/profile.py
+    line = "kwork loop 1000000 30; kwork copy 500; spin 50"
+    dumps = []
+    for i in range(3):
+        out = os.path.join(build_path("test-repeat"), str(i))
+        _, out, console = prof.profile(line, out=out)
+        h.text += console
+        dumps.append(open(os.path.join(out, "dev", "kpdata"), "rb").read())
+    w = [words(os.path.join(build_path("test-repeat"), str(i), "dev", "kpdata"))[:2]
+         for i in range(3)]
+    assert dumps[0] == dumps[1] == dumps[2], "kpdata differs between runs: words 0, 1 %s" % w
+    assert w[0][0] >= 80 and w[0][1] >= 30, "too few ticks to tell: %s" % (w[0],)
+    report = kprof(KERNEL, os.path.join(build_path("test-repeat"), "0", "dev", "kpdata"))
+    r = rows(report)
+    assert max(r, key=r.get) == "kwork_loop", r
+    shutil.rmtree(build_path("test-repeat"), ignore_errors=True)

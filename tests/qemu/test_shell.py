@@ -1,6 +1,8 @@
-# Shell tests: arguments, redirection, exit statuses, errors, cd, ls.
+# Shell tests: arguments, redirection, exit statuses, errors, cd, ls, ^C,
+# long lines, kpr, and prompts the runner must not be fooled by.
 import os
 import re
+import time
 
 from harness import test
 from qemu import ROOT
@@ -78,4 +80,77 @@ def shell_ls_bin(m):
     m.wait_prompt()
     out = m.run("ls /bin")
     m.check(out, [r"^file +[1-9]\d* %s$" % p for p in user_programs()])
+    m.halt()
+
+
+@test("shell_interrupt", timeout=60)
+def shell_interrupt(m):
+    """^C kills the foreground job and its children, spares background jobs
+    and the shell; the shell reports it and the next command runs."""
+    m.wait_prompt()
+    bg = int(re.search(r"^\[(\d+)\]$", m.run("spin 100000 &"), re.M).group(1))
+    # sh -c prints first, so the job is known to run before ^C is typed
+    m.type_line("sh -c 'echo started; spin 100000'; echo not reached")
+    m.expect(r"^started$")
+    m.send("\x03")
+    out = m.wait_prompt()
+    m.check(out, [r"^\^C$", r"^sh: sh: exit status 137 \(killed\)$"],
+            forbid=[r"^not reached$"], ordered=True)
+    same(m, "echo next", "next\n")
+    # the foreground spin died with its shell; the background one runs on
+    procs = re.findall(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+\d+\s+spin$", m.run("ps"), re.M)
+    assert procs == [str(bg)], "spin processes after ^C: %s, want only %d" % (procs, bg)
+    # a plain command, after a moment so that the shell has named it
+    m.type_line("spin 100000")
+    time.sleep(1)
+    m.send("\x03")
+    m.check(m.wait_prompt(), [r"^\^C$", r"^sh: spin: exit status 137 \(killed\)$"],
+            ordered=True)
+    # ^C at the prompt throws the typed text away and prompts again
+    m.send("echo half")
+    m.send("\x03")
+    m.check(m.wait_prompt(), [r"^echo half\^C$"])
+    same(m, "echo whole", "whole\n")
+    same(m, "kill %d" % bg, "")
+    m.halt()
+
+
+@test("shell_long_line", timeout=30)
+def shell_long_line(m):
+    """A console line over 255 characters is dropped, and says so."""
+    m.wait_prompt()
+    m.send("echo " + "x" * 300 + "\n")
+    out = m.wait_prompt()
+    m.check(out, [r"^console: line longer than 255 characters, dropped$"], forbid=[r"^x+$"])
+    same(m, "echo " + "y" * 250, "y" * 250 + "\n")     # 255 is still fine
+    m.halt()
+
+
+@test("shell_kpr", timeout=60, icount=True)
+def shell_kpr(m):
+    """kpr starts profiling, runs one command and stops, even when the
+    command is killed with ^C."""
+    m.wait_prompt()
+    m.check(m.run("kpr kwork loop 1000000 20"),
+            [r"^kwork: loop done$",
+             r"^kpr: ([1-9]\d*) ticks, \1 in the kernel, at 1000\.153 Hz; export /dev/kpdata"],
+            ordered=True)
+    m.check(m.run("cat /dev/kpinfo"), [r"^state off$", r"^ticks [1-9]\d*$"])
+    m.type_line("kpr sh -c 'echo started; spin 100000'")
+    m.expect(r"^started$")
+    m.send("\x03")
+    m.check(m.wait_prompt(), [r"^sh: sh: exit status 137 \(killed\)$", r"^kpr: \d+ ticks"],
+            ordered=True)
+    m.check(m.run("cat /dev/kpinfo"), [r"^state off$"])
+    m.check(m.run("kpr"), [r"^usage: kpr COMMAND"])
+    m.halt()
+
+
+@test("shell_fake_prompt", timeout=60)
+def shell_fake_prompt(m):
+    """Output that ends in a newline and '$ ' and then pauses is not taken
+    for the prompt: the runner waits for its sentinel."""
+    m.wait_prompt()
+    same(m, "sh -c 'echo a; echo -n \"$ \"; sleep 1500'", "a\n$ ")
+    same(m, "echo after", "after\n")
     m.halt()

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-# Runs a script of shell lines in a fresh kprof-os and brings out what it
-# exported (SPEC section 6); --interactive boots it on this terminal (make run).
+# Runs a script of shell lines in a fresh kprof-os and unpacks what it
+# exported; --interactive boots it on this terminal (make run) and unpacks
+# the session's exports under build/run/ when QEMU ends.
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 
@@ -17,17 +19,19 @@ def script_lines(path):
     return [l for l in lines if l and not l.startswith("#")]
 
 
-def run_script(lines, out, cmdline="", icount=False, timeout=120):
+def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=()):
     """Boots, types each line at the prompt, halts. Writes out/console.log,
-    extracts the exports into out. timeout bounds each step (the boot, each
-    line, the halt). Raises qemu.VMError with the reason on any failure."""
+    extracts the exports into out once QEMU has exited. timeout bounds each
+    step (the boot, each line, the halt); extra are more QEMU arguments.
+    Raises qemu.VMError with the reason on any failure."""
     if "halt" in lines[:-1]:
         raise qemu.VMError("command %d: halt before the end of the script"
                            % (lines.index("halt") + 1))
     lines = [l for l in lines if l != "halt"]   # run_script halts at the end anyway
     os.makedirs(out, exist_ok=True)
     com2 = os.path.join(out, "com2.tar")
-    m = qemu.Machine(cmdline, icount, timeout * (len(lines) + 2), com2=com2)
+    m = qemu.Machine(cmdline, icount, timeout * (len(lines) + 2), extra, com2=com2,
+                     halt_timeout=timeout)
     step = "booting"
     try:
         m.start()
@@ -49,19 +53,42 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120):
     return names
 
 
-def interactive(cmdline, icount):
-    """QEMU with COM1 on this terminal; returns 0 for a clean halt."""
-    com2 = os.path.join(qemu.ROOT, "build", "run-com2.tar")
-    cmd = qemu.qemu_command(cmdline, icount, com2)
-    print("vm.py: COM2 (export) goes to %s" % os.path.relpath(com2, qemu.ROOT), file=sys.stderr)
-    proc = subprocess.Popen(cmd)
+RUN_DIR = os.path.join(qemu.ROOT, "build", "run")      # make run's exports
+
+
+def interactive(cmdline, icount, extra=(), out=RUN_DIR):
+    """QEMU with COM1 on this terminal; when it ends, every file exported in
+    the session is unpacked under out (build/run/; a later export of a name
+    overwrites an earlier one). The raw COM2 bytes go to OUT-com2.tar.
+    Returns 0 for a clean halt or Ctrl-A x."""
+    out = os.path.abspath(out)
+    com2 = out.rstrip("/") + "-com2.tar"
+    cmd = qemu.qemu_command(cmdline, icount, com2, extra, terminal=True)
+    rel = os.path.relpath(out, qemu.ROOT)
+    print("vm.py: ^C interrupts the guest's command; Ctrl-A x leaves QEMU; "
+          "exported files go to %s/ when QEMU ends" % rel, file=sys.stderr)
+    os.makedirs(os.path.dirname(com2), exist_ok=True)
+    open(com2, "wb").close()
+    proc = subprocess.Popen(cmd, cwd=qemu.ROOT)
     while True:
         try:
             status = proc.wait()
             break
-        except KeyboardInterrupt:   # ^C reaches QEMU too; wait for it to quit
+        except KeyboardInterrupt:   # a SIGINT from elsewhere reaches QEMU too; wait for it
             continue
+    try:
+        names = qemu.extract_exports(com2, out)
+    except qemu.VMError as e:
+        print("vm.py: %s" % e, file=sys.stderr)
+        names = []
+    for name in dict.fromkeys(names):   # once each, in order of first export
+        print("vm.py: unpacked %s/%s" % (rel, name), file=sys.stderr)
+    if not names:
+        print("vm.py: nothing was exported", file=sys.stderr)
     if status == qemu.STATUS_OK:
+        return 0
+    if status == 0:
+        print("vm.py: QEMU quit without a halt (Ctrl-A x, or a triple fault)", file=sys.stderr)
         return 0
     print("vm.py: QEMU exit status %s" % qemu.describe_status(status), file=sys.stderr)
     return status if status > 0 else 1
@@ -70,20 +97,24 @@ def interactive(cmdline, icount):
 def main():
     ap = argparse.ArgumentParser(description="boot kprof-os and run a script in its shell")
     ap.add_argument("--script", help="shell lines to type, one a line ('#' comments)")
-    ap.add_argument("--out", help="directory for console.log and the exported files")
+    ap.add_argument("--out", help="directory for console.log and the exported files "
+                    "(--interactive: the exported files only; default build/run)")
     ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=5000'")
     ap.add_argument("--icount", action="store_true", help="-icount shift=0,sleep=off")
     ap.add_argument("--timeout", type=float, default=120,
                     help="seconds for each step: the boot, each line, the halt (default 120)")
-    ap.add_argument("--interactive", action="store_true", help="COM1 on this terminal")
+    ap.add_argument("--interactive", action="store_true",
+                    help="COM1 on this terminal; exports unpacked under build/run/ at the end")
+    ap.add_argument("--qemu-flags", default="", help="more QEMU arguments, one string")
     args = ap.parse_args()
+    extra = shlex.split(args.qemu_flags)
     try:
         if args.interactive:
-            return interactive(args.cmdline, args.icount)
+            return interactive(args.cmdline, args.icount, extra, args.out or RUN_DIR)
         if not args.script or not args.out:
             ap.error("--script and --out are needed (or --interactive)")
         names = run_script(script_lines(args.script), args.out, args.cmdline, args.icount,
-                           args.timeout)
+                           args.timeout, extra)
     except (qemu.VMError, OSError) as e:
         print("vm.py: %s" % e, file=sys.stderr)
         return 1

@@ -2,6 +2,8 @@
 # bench.sh: host-tool benchmark for `make bench`: the time for
 # build/kprof to symbolize a synthetic kpdata of a 1 MiB-text kernel at
 # res 0, beside addr2line on the same nonzero addresses, in the same run.
+# Host wall-clock is noisy: each time is the median of REPEAT runs, with
+# the fastest and slowest beside it.
 # Prints markdown table rows `| metric | value | note |`.
 #
 # usage: sh tools/kprof/bench.sh [BUILD [CC]]
@@ -14,7 +16,7 @@ DIR=$BUILD/tools/kprof/bench
 ELF=$DIR/big.elf
 NFUNC=10700            # functions of 98 bytes: just over 1 MiB of text
 EVERY=10               # one nonzero bin every EVERY bytes
-REPEAT=3               # best of
+REPEAT=5               # runs of each; the median is reported
 
 [ -x "$KPROF" ] || { echo "bench.sh: $KPROF not built (make kprof-all)" >&2; exit 1; }
 command -v addr2line >/dev/null || { echo "bench.sh: no addr2line: apt-get install binutils" >&2; exit 1; }
@@ -60,32 +62,31 @@ with open(out + "/addrs", "w") as f:
     f.write("\n".join(addrs) + "\n")
 EOF
 
-# best wall-clock time of REPEAT runs, in ms
-best() {
-	b=
+# wall-clock times of REPEAT runs in ms: "MEDIAN MIN MAX"
+timings() {
 	i=0
 	while [ $i -lt $REPEAT ]; do
 		t0=$(date +%s%N)
 		"$@" > /dev/null
 		t1=$(date +%s%N)
-		t=$(( (t1 - t0) / 1000000 ))
-		if [ -z "$b" ] || [ $t -lt $b ]; then b=$t; fi
+		echo $(( (t1 - t0) / 1000000 ))
 		i=$((i + 1))
-	done
-	echo $b
+	done | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)], t[1], t[NR] }'
 }
+med() { echo "$1"; }
+spread() { echo "median of $REPEAT, range $2-$3 ms"; }
 
 a2l() { addr2line -f -e "$ELF" < "$DIR/addrs"; }
 
 naddr=$(wc -l < "$DIR/addrs")
 text=$(( $(wc -c < "$DIR/kpdata") / 4 - 2 ))
-t_kprof=$(best "$KPROF" "$ELF" "$DIR/kpdata")
-t_lines=$(best "$KPROF" --lines "$ELF" "$DIR/kpdata")
-t_a2l=$(best a2l)
+s_kprof=$(timings "$KPROF" "$ELF" "$DIR/kpdata"); t_kprof=$(med $s_kprof)
+s_lines=$(timings "$KPROF" --lines "$ELF" "$DIR/kpdata"); t_lines=$(med $s_lines)
+s_a2l=$(timings a2l); t_a2l=$(med $s_a2l)
 # the answers must agree before the times mean anything
 "$KPROF" "$ELF" "$DIR/kpdata" | grep -q ' f05000$' || { echo "bench.sh: kprof report lacks f05000" >&2; exit 1; }
 
-echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, res 0 | $t_kprof ms | best of $REPEAT; one merge of sorted bins and libdwfl's symbol ranges; per-function report |"
-echo "| kprof --lines: same bins to file:line | $t_lines ms | best of $REPEAT; libdwfl's line lookup (dwfl_module_getsrc) per nonzero bin |"
-echo "| addr2line -f -e ELF: the same $naddr addresses | $t_a2l ms | best of $REPEAT; same run; function + file:line per address |"
-echo "| addr2line / kprof | $(awk -v a=$t_a2l -v k=$t_kprof 'BEGIN { printf "%.1fx", k ? a / k : 0 }') | wall-clock ratio on this host ($(nproc) CPUs) |"
+echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, res 0 | $t_kprof ms | host wall-clock, $(spread $s_kprof); one merge of sorted bins and libdwfl's symbol ranges; per-function report |"
+echo "| kprof --lines: same bins to file:line | $t_lines ms | host wall-clock, $(spread $s_lines); libdwfl's line lookup (dwfl_module_getsrc) per nonzero bin |"
+echo "| addr2line -f -e ELF: the same $naddr addresses | $t_a2l ms | host wall-clock, $(spread $s_a2l); same run; function + file:line per address |"
+echo "| addr2line / kprof | $(awk -v a=$t_a2l -v k=$t_kprof 'BEGIN { printf "%.1fx", k ? a / k : 0 }') | ratio of the medians on this host ($(nproc) CPUs) |"

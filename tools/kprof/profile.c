@@ -18,8 +18,16 @@ int kp_check_build_id(const struct kelf *ke, const struct module *m, int force)
 
 	if (ke->build_id[0] && strcmp(ke->build_id, m->build_id) == 0)
 		return 0;
-	kp_error("build-id mismatch: %s has %s, kpinfo has %s%s", ke->path, elf_id, dump_id,
-		 force ? " (--force: going on)" : "; the dump is from another kernel (--force to use it anyway)");
+	/* Without an id on both sides nothing says the dump is from another
+	 * kernel, only that it cannot be checked. */
+	if (!ke->build_id[0] || !m->build_id[0])
+		kp_error("build-id missing: %s has %s, kpinfo has %s; the dump cannot be matched to "
+			 "the kernel%s", ke->path, elf_id, dump_id,
+			 force ? " (--force: going on)" : " (--force to use it anyway)");
+	else
+		kp_error("build-id mismatch: %s has %s, kpinfo has %s%s", ke->path, elf_id, dump_id,
+			 force ? " (--force: going on)" :
+			 "; the dump is from another kernel (--force to use it anyway)");
 	return force ? 1 : -1;
 }
 

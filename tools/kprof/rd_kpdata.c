@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi/be32.h"
 #include "kprof.h"
 
 /* 64 Mi bins: 64 MiB of text at res 0, far beyond a teaching kernel */
@@ -29,11 +30,6 @@ static int src_read(const struct src *s, size_t off, unsigned char *buf, size_t 
 	return kp_readat(s->fd, s->name, off, buf, n);
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* The file on its own: a whole number of words, at least the header. */
 static int header(struct sampleset *ss, const struct src *s)
 {
@@ -52,8 +48,8 @@ static int header(struct sampleset *ss, const struct src *s)
 	}
 	if (src_read(s, 0, w, hdr) < 0)
 		return -1;
-	ss->total = be32(w + KPDATA_WORD * KPDATA_TOTAL);
-	ss->kernel = be32(w + KPDATA_WORD * KPDATA_KERNEL);
+	ss->total = be32_get(w + KPDATA_WORD * KPDATA_TOTAL);
+	ss->kernel = be32_get(w + KPDATA_WORD * KPDATA_KERNEL);
 	if (ss->kernel > ss->total) {
 		kp_error("%s: kernel ticks %ju exceed total ticks %ju: not a kpdata, or damaged",
 			 s->name, (uintmax_t)ss->kernel, (uintmax_t)ss->total);
@@ -127,7 +123,7 @@ static int bins(struct sampleset *ss, const struct src *s)
 			return -1;
 		}
 		for (size_t j = 0; j < n; j++) {
-			uint32_t c = be32(buf + KPDATA_WORD * j);
+			uint32_t c = be32_get(buf + KPDATA_WORD * j);
 			struct flat *f;
 
 			if (c == 0)

@@ -254,7 +254,9 @@ static void build_id_checked(void **state)
 
 	/* a kernel without a build-id cannot be matched either */
 	run_kprof(&r, fixture("fixture-noid.elf"), kpdata_in(standard_dump("noid", NULL)), NULL);
-	assert_one_error(&r, "has none");
+	assert_one_error(&r, "build-id missing: ");
+	assert_non_null(strstr(r.err, "has none"));
+	assert_null(strstr(r.err, "another kernel"));
 	run_free(&r);
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi/be32.h"
 #include "test_util.h"
 
 static char *ring(void)
@@ -334,13 +335,6 @@ int source_line(const char *marker)
 
 /* ---- writing dumps ---- */
 
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
 
 void write_kpdata(const char *path, uint32_t total, uint32_t kernel, const uint32_t *bins, size_t n)
 {
@@ -348,10 +342,10 @@ void write_kpdata(const char *path, uint32_t total, uint32_t kernel, const uint3
 	FILE *f = fopen(path, "wb");
 
 	assert_non_null(f);
-	put_be32(buf, total);
-	put_be32(buf + 4, kernel);
+	be32_put(buf, total);
+	be32_put(buf + 4, kernel);
 	for (size_t i = 0; i < n; i++)
-		put_be32(buf + 8 + 4 * i, bins[i]);
+		be32_put(buf + 8 + 4 * i, bins[i]);
 	assert_int_equal(fwrite(buf, 4, n + 2, f), n + 2);
 	fclose(f);
 	free(buf);

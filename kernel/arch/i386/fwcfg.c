@@ -2,9 +2,9 @@
  * extra kernel command-line words as the file opt/kprof/cmdline, so one
  * ISO serves every boot configuration. */
 #include "arch.h"
+#include "abi/be32.h"
 #include "lib.h"
 #include "x86.h"
-#include "abi/qemu_exit.h"
 
 #define FW_CFG_SEL   0x510
 #define FW_CFG_DATA  0x511
@@ -18,11 +18,6 @@ static void readbytes(void *buf, uint32_t n)
 		*p++ = inb(FW_CFG_DATA);
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
-
 int arch_fwcfg_read(const char *name, char *buf, int size)
 {
 	uint8_t sig[4], n[4], ent[64];
@@ -34,13 +29,13 @@ int arch_fwcfg_read(const char *name, char *buf, int size)
 		return -1;
 	outw(FW_CFG_SEL, FW_CFG_DIR);
 	readbytes(n, 4);
-	count = be32(n);
+	count = be32_get(n);
 	for (uint32_t i = 0; i < count && i < 4096; i++) {
 		/* struct FWCfgFile: be32 size, be16 select, u16 reserved, char name[56] */
 		readbytes(ent, 64);
 		ent[63] = 0;
 		if (strcmp((char *)ent + 8, name) == 0) {
-			uint32_t len = be32(ent);
+			uint32_t len = be32_get(ent);
 			uint16_t sel = (uint16_t)(ent[4] << 8 | ent[5]);
 			if (size <= 0)
 				return -1;
@@ -53,12 +48,4 @@ int arch_fwcfg_read(const char *name, char *buf, int size)
 		}
 	}
 	return -1;
-}
-
-void arch_poweroff(int code)
-{
-	outb(QEMU_EXIT_PORT, (uint8_t)code);   /* isa-debug-exit: QEMU exits (code<<1)|1 */
-	/* not under QEMU with the exit device: stop here */
-	for (;;)
-		__asm__ volatile("cli; hlt");
 }

@@ -1,7 +1,8 @@
-/* The GDT (flat kernel and user segments plus the TSS) and the IDT. The
- * kernel loads its own GDT rather than trusting the one GRUB left behind. */
+/* The GDT (flat kernel and user segments plus the TSS), and arch_init,
+ * which sets up the processor at boot. The kernel loads its own GDT rather
+ * than trusting the one GRUB left behind. */
 #include "arch.h"
-#include "abi/syscall.h"
+#include "i386.h"
 #include "lib.h"
 #include "x86.h"
 
@@ -12,17 +13,8 @@ struct tss {
 	uint16_t trap, iomap;
 } __attribute__((packed));
 
-struct gatedesc {
-	uint16_t off_lo, sel;
-	uint8_t zero, type;
-	uint16_t off_hi;
-} __attribute__((packed));
-
 static uint64_t gdt[6];
 static struct tss tss;
-static struct gatedesc idt[256];
-extern uint32_t vectors[];      /* vectors.asm: one stub per vector 0..47 */
-extern uint32_t vector_syscall; /* vectors.asm: the int 0x80 stub */
 
 static uint64_t segdesc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
 {
@@ -35,22 +27,10 @@ static uint64_t segdesc(uint32_t base, uint32_t limit, uint8_t access, uint8_t f
 	return d;
 }
 
-static void setgate(int n, uint32_t handler, bool user, bool trap)
-{
-	idt[n].off_lo = handler & 0xFFFF;
-	idt[n].off_hi = handler >> 16;
-	idt[n].sel = KCODE_SEL;
-	idt[n].zero = 0;
-	/* present, DPL, 32-bit interrupt gate (0xE) or trap gate (0xF) */
-	idt[n].type = 0x80 | (user ? 0x60 : 0) | (trap ? 0xF : 0xE);
-}
-
 void arch_set_kernel_stack(uint32_t top)
 {
 	tss.esp0 = top;
 }
-
-void pic_init(void);
 
 void arch_init(void)
 {
@@ -80,16 +60,6 @@ void arch_init(void)
 		: : "m"(desc), "i"(KCODE_SEL), "r"(KDATA_SEL) : "eax", "memory");
 	__asm__ volatile("ltr %w0" : : "r"(TSS_SEL));
 
-	/* Exceptions and IRQs use interrupt gates (IF cleared on entry); the
-	 * system call uses a trap gate so the clock keeps ticking, and the
-	 * profiler keeps sampling, while the kernel works for a process. */
-	for (int i = 0; i < 48; i++)
-		setgate(i, vectors[i], false, false);
-	setgate(3, vectors[3], true, false);       /* int3 from user mode */
-	setgate(T_SYSCALL, (uint32_t)&vector_syscall, true, true);
-	desc.limit = sizeof idt - 1;
-	desc.base = (uint32_t)idt;
-	__asm__ volatile("lidt %0" : : "m"(desc));
-
+	idt_init();
 	pic_init();
 }

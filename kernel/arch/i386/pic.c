@@ -1,6 +1,7 @@
 /* The two 8259 PICs, remapped so IRQ 0..15 arrive at vectors 32..47,
  * clear of the processor's exceptions. */
 #include "arch.h"
+#include "i386.h"
 #include "x86.h"
 
 #define PIC1_CMD  0x20
@@ -41,4 +42,18 @@ void pic_eoi(int irq)
 	if (irq >= 8)
 		outb(PIC2_CMD, 0x20);
 	outb(PIC1_CMD, 0x20);
+}
+
+void arch_irq_enable(int irq)
+{
+	pic_enable(irq);
+}
+
+/* Whether irq has been raised but not yet taken (its bit in the IRR). */
+bool pic_irq_pending(int irq)
+{
+	uint16_t port = irq >= 8 ? PIC2_CMD : PIC1_CMD;
+
+	outb(port, 0x0A);           /* OCW3: the next read of the command port gives the IRR */
+	return inb(port) & (1 << (irq & 7));
 }

@@ -37,8 +37,6 @@ arch_idle:
 idle_hlt:
 	hlt
 	ret
-global arch_idle_end
-arch_idle_end:
 
 section .bss
 splpc:

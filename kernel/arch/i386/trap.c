@@ -3,17 +3,19 @@
  * faults end only the faulting process. */
 #include "arch.h"
 #include "abi/syscall.h"
+#include "clock.h"
+#include "i386.h"
 #include "lib.h"
 #include "proc.h"
+#include "prof/prof.h"
+#include "syscall.h"
 #include "x86.h"
 
+#define T_DEBUG 1
 #define T_IRQ0 32
 #define T_PGFLT 14
+#define DR6_BS  0x4000          /* DR6: the #DB came from single-stepping */
 
-void pic_eoi(int irq);
-void uart_intr(void);
-void clock_intr(struct trapframe *tf);   /* clock.c */
-void syscall(struct trapframe *tf);      /* syscall.c */
 
 static const char *const trapnames[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -24,7 +26,7 @@ static const char *const trapnames[32] = {
 	"SIMD floating point", "virtualization", "control protection",
 };
 
-const char *trapname(uint32_t n)
+static const char *trapname(uint32_t n)
 {
 	if (n < 32)
 		return trapnames[n] ? trapnames[n] : "reserved";
@@ -53,43 +55,67 @@ static void kernel_fault(struct trapframe *tf)
 	panic("trap %u (%s) in kernel", tf->trapno, trapname(tf->trapno));
 }
 
+/* a trap from user mode: the process dies */
+static void user_fault(struct trapframe *tf)
+{
+	struct proc *p = curproc();
+
+	if (tf->trapno == T_PGFLT)
+		kprintf("pid %d (%s): page fault at 0x%08x eip 0x%08x\n",
+			p->pid, p->name, read_cr2(), tf->eip);
+	else
+		kprintf("pid %d (%s): trap %u (%s) eip 0x%08x\n",
+			p->pid, p->name, tf->trapno, trapname(tf->trapno), tf->eip);
+	proc_exit(WSTATUS_FAULT);
+}
+
 void trap(struct trapframe *tf)
 {
+	bool user = arch_frame_user(tf);
+
 	if (tf->trapno == T_SYSCALL) {
 		syscall(tf);
 		if (proc_killed())
 			proc_exit(WSTATUS_KILLED);
 		if (need_resched)       /* the slice ran out during the call */
 			yield();
-		return;
-	}
-	if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + 16) {
+	} else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + 16) {
 		int irq = tf->trapno - T_IRQ0;
-		pic_eoi(irq);   /* before the clock may switch processes */
-		if (irq == 0)
-			clock_intr(tf);
-		else if (irq == 4)
+		pic_eoi(irq);
+		if (irq == 4)
 			uart_intr();
-		if (arch_frame_user(tf) && proc_killed())
+		if (user && proc_killed())
 			proc_exit(WSTATUS_KILLED);
-		return;
+	} else if (user) {
+		/* a single step belongs to a profiler, if one is tracing */
+		if (tf->trapno != T_DEBUG || !prof_debug_trap(curproc(), tf))
+			user_fault(tf);
+	} else {
+		kernel_fault(tf);
 	}
-	if (arch_frame_user(tf)) {
-		struct proc *p = curproc();
-		if (tf->trapno == T_PGFLT)
-			kprintf("pid %d (%s): page fault at 0x%08x eip 0x%08x\n",
-				p->pid, p->name, read_cr2(), tf->eip);
-		else
-			kprintf("pid %d (%s): trap %u (%s) eip 0x%08x\n",
-				p->pid, p->name, tf->trapno, trapname(tf->trapno), tf->eip);
-		proc_exit(WSTATUS_FAULT);
-	}
-	kernel_fault(tf);
+	if (user)
+		prof_userret(curproc(), tf);
 }
 
-uint32_t arch_fault_addr(void)
+void arch_single_step(struct trapframe *tf, bool on)
 {
-	return read_cr2();
+	if (on)
+		tf->eflags |= FL_TF;
+	else
+		tf->eflags &= ~FL_TF;
+}
+
+bool arch_trap_is_step(const struct trapframe *tf)
+{
+	uint32_t dr6;
+
+	if (tf->trapno != T_DEBUG)
+		return false;
+	__asm__ volatile("movl %%dr6, %0" : "=r"(dr6));
+	/* the processor never clears DR6: do it, or every later #DB looks
+	 * like a step */
+	__asm__ volatile("movl %0, %%dr6" : : "r"(0));
+	return dr6 & DR6_BS;
 }
 
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
@@ -105,9 +131,4 @@ void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)
 void arch_enable_interrupts(void)
 {
 	__asm__ volatile("sti");
-}
-
-bool arch_interrupts_enabled(void)
-{
-	return read_eflags() & FL_IF;
 }

@@ -2,14 +2,13 @@
  * input handed to the console line discipline. COM2 is raw output only,
  * the export channel (/dev/eia1). */
 #include "arch.h"
+#include "console.h"
+#include "i386.h"
 #include "x86.h"
 
 static const uint16_t base[2] = { 0x3F8, 0x2F8 };
 static bool present[2];
 
-void console_rx(char c);   /* console.c */
-void uart_intr(void);
-void pic_enable(int irq);
 
 /* bytes that arrived before the kernel set the UART up (the FIFO reset
  * below would drop them); handed to the console with the first input */

@@ -3,6 +3,7 @@
 ; trapframe (trapframe.h) and calls trap(tf).
 
 extern trap
+extern clock_intr
 global vectors
 global vector_syscall
 global trapret
@@ -56,7 +57,8 @@ vector_syscall:
 	push dword 0x80
 	jmp alltraps
 
-alltraps:
+; the rest of a struct trapframe, and the kernel's segments
+%macro SAVE 0
 	push ds
 	push es
 	push fs
@@ -69,6 +71,22 @@ alltraps:
 	mov es, ax
 	mov fs, ax
 	mov gs, ax
+%endmacro
+
+; The clock's interrupt (IRQ 0, vector 32), the most frequent trap, goes
+; straight to clock_intr (kernel/clock.c) instead of through trap()'s
+; dispatch.
+vec_clock:
+	push dword 0
+	push dword 32
+	SAVE
+	push esp
+	call clock_intr
+	add esp, 4
+	jmp trapret
+
+alltraps:
+	SAVE
 	push esp                ; struct trapframe *
 	call trap
 	add esp, 4
@@ -85,7 +103,11 @@ section .rodata
 vectors:
 %assign i 0
 %rep 48
+%if i == 32
+	dd vec_clock
+%else
 	dd vec %+ i
+%endif
 %assign i i+1
 %endrep
 

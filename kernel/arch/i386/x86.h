@@ -17,13 +17,6 @@ static inline void outb(uint16_t port, uint8_t v)
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
 static inline void outw(uint16_t port, uint16_t v)
 {
 	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
@@ -56,6 +49,7 @@ static inline uint32_t read_cr3(void)
 }
 
 #define FL_IF 0x200
+#define FL_TF 0x100     /* trap flag: a #DB after every instruction */
 
 /* segment selectors (gdt.c) */
 #define SEG_KCODE 1

@@ -1,0 +1,51 @@
+/* What portable code may know of an i386 trap frame, inline: the kernel
+ * finds this file through the include path of the selected architecture
+ * (kernel/kernel.mk), so arch.h never names i386. */
+#ifndef MACHDEP_H
+#define MACHDEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trapframe.h"
+
+/* arguments in registers: for the per-tick calls of the profiler */
+#define ARCH_FASTCALL __attribute__((regparm(3)))
+
+static inline uint64_t arch_read_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* *c += w, stopping at 0xFFFFFFFF instead of wrapping; what did not fit
+ * is added to *lost. The usual case is one add and a branch not taken.
+ * The rare case is out of line and borrows w's register through two
+ * exchanges, so the caller keeps no register free for it. */
+static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
+{
+	__asm__("addl %2, %0\n\t"
+		"jc 2f\n"
+		"1:\n\t"
+		".pushsection .text.unlikely\n"
+		"2:\txchgl %2, %0\n\t"      /* w's register = the wrapped v */
+		"incl %2\n\t"                /* v + 1 did not fit */
+		"addl %2, %1\n\t"
+		"xchgl %2, %0\n\t"           /* w is back */
+		"movl $-1, %0\n\t"
+		"jmp 1b\n\t"
+		".popsection"
+		: "+m"(*c), "+m"(*lost) : "r"(w) : "cc");
+}
+
+/* ends the clock's interrupt at the PIC, so the next tick can come */
+static inline void arch_clock_eoi(void)
+{
+	__asm__ volatile("outb %0, %1" : : "a"((uint8_t)0x20), "Nd"((uint16_t)0x20));
+}
+
+static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
+static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
+static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
+
+#endif

@@ -1,0 +1,63 @@
+/* Frame-pointer stack walks, for backtraces and the profilers' call
+ * stacks. Every frame is checked before it is read: a walk over garbage
+ * ends early, it never faults. On i386 with frame pointers, a frame is
+ *   fp[0] = the caller's fp,  fp[1] = the return address
+ * and each caller's frame lies above its callee's, so a chain that does not
+ * climb strictly is corrupt or cyclic. */
+#include "arch.h"
+#include "abi/memlayout.h"
+#include "lib.h"
+
+extern char _text_start[], _text_end[];
+
+int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		uint32_t *frame = (uint32_t *)fp, ret;
+		/* page 0 is unmapped; the kernel's memory ends at KERN_TOP */
+		if (fp < PGSIZE || fp % 4 || fp > KERN_TOP - 8)
+			break;
+		ret = frame[1];
+		if (ret < (uint32_t)_text_start || ret >= (uint32_t)_text_end)
+			break;
+		pcs[n++] = ret;
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+/* one word of user memory through pgdir, or false */
+static bool uword(uint32_t *pgdir, uint32_t va, uint32_t *w)
+{
+	uint32_t pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
+
+	if (!pa)
+		return false;
+	*w = *(uint32_t *)(pa + va % PGSIZE);
+	return true;
+}
+
+int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max)
+{
+	int n = 0;
+	uint32_t next, ret;
+
+	while (n < max) {
+		if (fp < USER_BASE || fp % 4 || fp > USER_TOP - 8)
+			break;
+		/* fp % 4 == 0, so neither word straddles a page */
+		if (!uword(pgdir, fp, &next) || !uword(pgdir, fp + 4, &ret))
+			break;
+		if (ret < USER_BASE || ret >= USER_TOP)
+			break;
+		pcs[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}

@@ -1,0 +1,28 @@
+/* The clock: the PIT's tick, time in ticks and in microseconds across rate
+ * changes, sleep deadlines and the scheduler's time slice (clock.c). */
+#ifndef CLOCK_H
+#define CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trapframe;
+
+extern volatile uint64_t ticks;
+extern volatile bool need_resched;
+extern volatile uint64_t next_wake;     /* earliest sleep(ms) deadline */
+extern volatile uint32_t lost_ticks;    /* ticks merged into a later one */
+
+void clock_init(uint32_t hz, uint32_t quantum_ms);
+uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
+uint32_t clock_hz_mhz(void);
+void clock_restart_phase(void);         /* the next tick one period from now */
+uint64_t clock_uptime_us(void);         /* across rate changes */
+uint64_t clock_ms_to_ticks(uint32_t ms);
+
+/* the tick: vectors.asm calls it for IRQ 0; from user mode it may switch
+ * to the next process, or end a killed one */
+void clock_intr(struct trapframe *tf);
+void clock_new_slice(void);             /* the scheduler switched */
+
+#endif

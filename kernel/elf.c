@@ -1,0 +1,129 @@
+/* Reading ELF32 executables (elf.h). The header and program headers are
+ * checked whole before spawn allocates anything, so a bad or truncated ELF
+ * gives -ENOEXEC and touches nothing. */
+#include "elf.h"
+#include "abi/errno.h"
+#include "abi/memlayout.h"
+#include "file.h"
+#include "lib.h"
+
+int elf_read(const struct elf_image *im, void *buf, uint32_t n, uint32_t off)
+{
+	if (off > im->size || n > im->size - off)
+		return -ENOEXEC;
+	return im->v->ops->read(im->v, NULL, buf, n, off) == (int)n ? 0 : -ENOEXEC;
+}
+
+/* true if [va, va+n) fits in the part of user space below the stack */
+static bool inuser(uint32_t va, uint32_t n)
+{
+	uint32_t top = USER_TOP - USER_STACK_SIZE;
+	return va >= USER_BASE && va <= top && n <= top - va;
+}
+
+int elf_open(struct vnode *v, const char *path, struct elf_image *im)
+{
+	struct elfhdr *eh = &im->eh;
+	int n = 0;
+
+	im->v = v;
+	im->path = path;
+	im->size = v->ops->size(v, NULL);
+	im->nph = 0;
+	if (elf_read(im, eh, sizeof *eh, 0) < 0)
+		return -ENOEXEC;
+	if (memcmp(eh->ident, "\177ELF", 4) != 0 || eh->ident[4] != 1 /* 32-bit */ ||
+	    eh->ident[5] != 1 /* little-endian */ || eh->type != 2 /* EXEC */ ||
+	    eh->machine != 3 /* i386 */ || eh->phentsize != sizeof(struct proghdr) ||
+	    eh->phnum == 0 || eh->phnum > MAXPHDR || eh->phoff > im->size ||
+	    eh->phnum * sizeof(struct proghdr) > im->size - eh->phoff)
+		return -ENOEXEC;
+	for (int i = 0; i < eh->phnum; i++) {
+		struct proghdr *p = &im->ph[n];
+		if (elf_read(im, p, sizeof *p, eh->phoff + i * sizeof *p) < 0)
+			return -ENOEXEC;
+		if (p->type != PT_LOAD)
+			continue;
+		if (p->filesz > p->memsz || !inuser(p->vaddr, p->memsz) ||
+		    p->offset > im->size || p->filesz > im->size - p->offset)
+			return -ENOEXEC;
+		n++;
+	}
+	if (n == 0 || !inuser(eh->entry, 1))
+		return -ENOEXEC;
+	im->nph = n;
+	return 0;
+}
+
+int elf_section(const struct elf_image *im, uint32_t i, struct secthdr *sh)
+{
+	const struct elfhdr *eh = &im->eh;
+
+	if (eh->shentsize != sizeof *sh || i >= eh->shnum)
+		return -ENOEXEC;
+	return elf_read(im, sh, sizeof *sh, eh->shoff + i * sizeof *sh);
+}
+
+int elf_find_section(const struct elf_image *im, uint32_t type, struct secthdr *sh)
+{
+	for (uint32_t i = 0; i < im->eh.shnum; i++)
+		if (elf_section(im, i, sh) == 0 && sh->type == type)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* A note: namesz, descsz, type, then the name and the descriptor, each
+ * padded to 4 bytes. */
+int elf_find_note(const struct elf_image *im, const char *owner, uint32_t type,
+		  void *desc, uint32_t max)
+{
+	uint32_t olen = strlen(owner) + 1;
+	struct secthdr sh;
+	char name[32];
+
+	for (uint32_t i = 0; i < im->eh.shnum; i++) {
+		if (elf_section(im, i, &sh) < 0 || sh.type != SHT_NOTE)
+			continue;
+		for (uint32_t off = 0; off + 12 <= sh.size;) {
+			uint32_t hdr[3], nsz, dsz;
+			if (elf_read(im, hdr, sizeof hdr, sh.offset + off) < 0)
+				break;
+			nsz = ROUNDUP(hdr[0], 4);
+			dsz = ROUNDUP(hdr[1], 4);
+			/* the padded sizes must fit the section: no wrap-around */
+			if (nsz < hdr[0] || dsz < hdr[1] || nsz > sh.size - off - 12 ||
+			    dsz > sh.size - off - 12 - nsz)
+				break;
+			if (hdr[2] == type && hdr[0] == olen && olen <= sizeof name &&
+			    elf_read(im, name, olen, sh.offset + off + 12) == 0 &&
+			    memcmp(name, owner, olen) == 0) {
+				if (elf_read(im, desc, MIN(hdr[1], max), sh.offset + off + 12 + nsz) < 0)
+					return -ENOEXEC;
+				return (int)hdr[1];
+			}
+			off += 12 + nsz + dsz;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_symbol(const struct elf_image *im, const struct secthdr *sh, uint32_t i,
+	       struct elfsym *sym, char *name, uint32_t max)
+{
+	struct secthdr strtab;
+	uint32_t k;
+
+	if (sh->entsize != sizeof *sym || i >= sh->size / sizeof *sym || max == 0)
+		return -ENOEXEC;
+	if (elf_read(im, sym, sizeof *sym, sh->offset + i * sizeof *sym) < 0 ||
+	    elf_section(im, sh->link, &strtab) < 0 || sym->name >= strtab.size)
+		return -ENOEXEC;
+	for (k = 0; k + 1 < max && sym->name + k < strtab.size; k++) {
+		if (elf_read(im, &name[k], 1, strtab.offset + sym->name + k) < 0)
+			return -ENOEXEC;
+		if (name[k] == 0)
+			break;
+	}
+	name[k] = 0;
+	return 0;
+}

@@ -1,0 +1,12 @@
+/* The engines built into the kernel: prof_init() registers each. */
+#ifndef PROF_ENGINES_H
+#define PROF_ENGINES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void kprof_init(uint32_t res);          /* devkprof.c */
+void example_init(bool on);             /* example.c */
+void testeng_init(void);                /* testeng.c: /dev/proftest */
+
+#endif

@@ -1,0 +1,178 @@
+/* In-kernel tests of the profiling framework: engines switched in every
+ * order, at interrupt time too, and the stack walks over bad chains. */
+#include "abi/errno.h"
+#include "abi/memlayout.h"
+#include "clock.h"
+#include "kalloc.h"
+#include "ktest.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/prof.h"
+
+/* What a test engine saw: how many samples and their total weight, and
+ * the last sample's values. */
+struct seen {
+	uint32_t n, weight, pc, flags;
+	struct proc *p;
+};
+static struct seen seen_a, seen_b;
+static struct prof_engine eng_a, eng_b;
+static void (*a_hook)(void);    /* run inside a's sample: a switch at interrupt time */
+
+static void ARCH_FASTCALL sample_a(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	seen_a = (struct seen){ seen_a.n + 1, seen_a.weight + prof_weight(flags), pc, flags, p };
+	if (a_hook)
+		a_hook();
+}
+
+static void ARCH_FASTCALL sample_b(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	seen_b = (struct seen){ seen_b.n + 1, seen_b.weight + prof_weight(flags), pc, flags, p };
+}
+
+static struct prof_engine eng_a = { .name = "ktest.a", .sample = sample_a };
+static struct prof_engine eng_b = { .name = "ktest.b", .sample = sample_b };
+
+static void disable_b(void) { prof_disable(&eng_b); }
+static void disable_a(void) { prof_disable(&eng_a); }
+static void enable_b(void) { prof_enable(&eng_b); }
+
+/* one clock tick as the clock delivers it, in kernel mode at pc */
+static void tick(uint32_t pc, uint32_t weight)
+{
+	struct trapframe tf;
+
+	memset(&tf, 0, sizeof tf);
+	tf.eip = pc;
+	prof_clock_tick(&tf, (struct proc *)procs, false, weight);
+}
+
+void ktest_prof_engines(void)
+{
+	uint32_t was_splpc = splpc;
+
+	prof_register(&eng_a);
+	prof_register(&eng_b);
+	CHECK(prof_sampler() == NULL);
+
+	/* one engine: the clock calls it directly */
+	prof_enable(&eng_a);
+	CHECK(prof_sampler() == sample_a);
+	tick(0x1234, 1);
+	CHECK(seen_a.n == 1 && seen_a.pc == 0x1234 && seen_a.p == procs && !prof_user(seen_a.flags));
+
+	/* two: a fan-out, and both see the same sample, splpc applied once */
+	prof_enable(&eng_b);
+	CHECK(prof_sampler() != sample_a && prof_sampler() != sample_b && prof_sampler() != NULL);
+	splpc = 0x5678;
+	tick((uint32_t)splx_landing, 3);
+	CHECK(seen_a.pc == 0x5678 && seen_b.pc == 0x5678);
+	CHECK(seen_a.flags == seen_b.flags && prof_weight(seen_b.flags) == 3 && seen_a.p == seen_b.p);
+	CHECK(seen_a.n == 2 && seen_b.n == 1 && seen_a.weight == 4 && seen_b.weight == 3);
+
+	/* paused: no samples, and back */
+	prof_pause(&eng_b);
+	CHECK(prof_sampler() == sample_a);
+	tick(0x1000, 1);
+	prof_resume(&eng_b);
+	tick(0x1000, 1);
+	CHECK(seen_a.n == 4 && seen_b.n == 2);
+
+	/* a switches b off inside its sample: b gets none of that tick, and
+	 * after it the clock calls a directly again */
+	a_hook = disable_b;
+	tick(0x2000, 1);
+	a_hook = NULL;
+	CHECK(seen_a.n == 5 && seen_b.n == 2 && prof_sampler() == sample_a);
+
+	/* a switches b on inside its sample: b starts with the next tick */
+	a_hook = enable_b;
+	tick(0x2000, 1);
+	a_hook = NULL;
+	CHECK(seen_a.n == 6 && seen_b.n == 2);
+	tick(0x2000, 1);
+	CHECK(seen_a.n == 7 && seen_b.n == 3);
+
+	/* a switches itself off inside the fan-out: b still gets that tick */
+	a_hook = disable_a;
+	tick(0x3000, 1);
+	a_hook = NULL;
+	CHECK(seen_a.n == 8 && seen_b.n == 4 && prof_sampler() == sample_b);
+	tick(0x3000, 1);
+	CHECK(seen_a.n == 8 && seen_b.n == 5);
+
+	/* the rate has one owner: b is on, so a may not change it, b may */
+	prof_enable(&eng_a);
+	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);
+	prof_disable(&eng_a);
+	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);      /* b is still on */
+	CHECK(prof_set_hz(&eng_b, 18) == -EINVAL);
+	prof_disable(&eng_b);
+	CHECK(prof_set_hz(&eng_a, 500) == 0);
+	CHECK(prof_sampler() == NULL);
+	tick(0x4000, 1);
+	CHECK(seen_a.n == 8 && seen_b.n == 5);
+	splpc = was_splpc;
+}
+
+/* A user address space with two mapped stack pages; frames are written
+ * through the kernel's view of them. */
+void ktest_stack_walk(void)
+{
+	uint32_t *pgdir = arch_pgdir_new(), pcs[8];
+	uint32_t base = USER_BASE + 0x100000, free0 = 0;
+	uint32_t *w;
+
+	CHECK(pgdir != NULL);
+	if (!pgdir)
+		return;
+	for (int i = 0; i < 2; i++) {
+		void *pg = kalloc();
+		CHECK(pg && arch_map_user(pgdir, base + i * PGSIZE, (uint32_t)pg));
+	}
+	free0 = kalloc_free_pages();
+	/* the first page's words, at w[i] = va base + 4i */
+	w = (uint32_t *)arch_user_page(pgdir, base);
+
+	/* a good chain of three frames, ending in a null fp */
+	w[0] = base + 0x40, w[1] = USER_BASE + 0x111;
+	w[16] = base + 0x80, w[17] = USER_BASE + 0x222;
+	w[32] = 0, w[33] = USER_BASE + 0x333;
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 3);
+	CHECK(pcs[0] == USER_BASE + 0x111 && pcs[2] == USER_BASE + 0x333);
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 2) == 2);          /* at most max */
+
+	CHECK(arch_stack_walk_user(pgdir, 0, pcs, 8) == 0);             /* null */
+	CHECK(arch_stack_walk_user(pgdir, base + 2, pcs, 8) == 0);      /* misaligned */
+	CHECK(arch_stack_walk_user(pgdir, 0x100000, pcs, 8) == 0);      /* kernel */
+	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE, pcs, 8) == 0);  /* unmapped */
+	CHECK(arch_stack_walk_user(pgdir, USER_TOP - 4, pcs, 8) == 0);  /* past the top */
+
+	w[0] = base, w[1] = USER_BASE + 0x111;                  /* points at itself */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 1);
+	w[0] = base + 0x40, w[16] = base;                       /* a cycle of two */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	w[16] = 0x100000;                                       /* into the kernel */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	w[16] = base + 0x42;                                    /* then misaligned */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	w[16] = base + 3 * PGSIZE;                              /* then unmapped */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	w[1] = 0x100000;                                        /* a kernel return address */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 0);
+	/* the last word of the second page: its return address would be on
+	 * the unmapped third page */
+	w = (uint32_t *)arch_user_page(pgdir, base + PGSIZE);
+	w[1023] = base;
+	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE - 4, pcs, 8) == 0);
+	CHECK(kalloc_free_pages() == free0);                     /* the walks allocate nothing */
+
+	/* the kernel walk: from here, at least this function's caller; from
+	 * garbage, nothing */
+	CHECK(arch_stack_walk_kernel((uint32_t)__builtin_frame_address(0), pcs, 8) >= 1);
+	CHECK(arch_stack_walk_kernel(0, pcs, 8) == 0);
+	CHECK(arch_stack_walk_kernel(3, pcs, 8) == 0);
+	CHECK(arch_stack_walk_kernel(0xFFFFFFF0u, pcs, 8) == 0);
+	arch_pgdir_free(pgdir);
+}

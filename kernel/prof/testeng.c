@@ -1,0 +1,167 @@
+/* Test engines, for the QEMU suite and the benchmarks; present only with
+ * the boot option prof.test.
+ *
+ *   hooks  records the order in which each process's spawn, userret and
+ *          exit hooks ran, and what its spawn hook could read of its ELF;
+ *          at exit it appends one line to the log:
+ *            pid 5 (echo) spawn 1 userret 12 exit 1 order ok
+ *                build-id 3f2a... main 0x40000010
+ *   noop   samples and does nothing: the cost of the fan-out
+ *
+ *   /dev/proftest  write "hooks on|off", "noop on|off" or "clear";
+ *                  read the log */
+#include "abi/errno.h"
+#include "ctl.h"
+#include "dev.h"
+#include "elf.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
+#include "prof/prof.h"
+
+struct rec {
+	uint32_t nspawn, nuserret, nexit;
+	bool order_bad;         /* a hook ran out of turn */
+	char buildid[41];
+	uint32_t main;          /* the address of main from .symtab, or 0 */
+};
+static struct rec recs[NPROC];
+static char log[8192];
+static uint32_t loglen, logdropped;
+static struct prof_engine hooks, noop;
+
+static void ARCH_FASTCALL nothing(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	(void)pc, (void)p, (void)flags;
+}
+
+static void hooks_spawn(struct proc *p, const struct elf_image *img)
+{
+	struct rec *r = &recs[p - procs];
+	uint8_t id[20];
+	int n = elf_find_note(img, "GNU", 3 /* NT_GNU_BUILD_ID */, id, sizeof id);
+	struct secthdr symtab;
+	struct elfsym sym;
+	char name[8];
+
+	memset(r, 0, sizeof *r);
+	r->nspawn = 1;
+	strlcpy(r->buildid, "none", sizeof r->buildid);
+	for (int i = 0; i < n && i < (int)sizeof id; i++)
+		ksnprintf(r->buildid + 2 * i, 3, "%02x", id[i]);
+	if (elf_find_section(img, SHT_SYMTAB, &symtab) >= 0)
+		for (uint32_t i = 0; elf_symbol(img, &symtab, i, &sym, name, sizeof name) == 0; i++)
+			if (strcmp(name, "main") == 0)
+				r->main = sym.value;
+	p->prof->slot[hooks.id] = r;
+}
+
+static void hooks_userret(struct proc *p, struct trapframe *tf)
+{
+	struct rec *r = p->prof->slot[hooks.id];
+	(void)tf;
+	if (r->nspawn != 1 || r->nexit)
+		r->order_bad = true;
+	r->nuserret++;
+}
+
+static void hooks_exit(struct proc *p)
+{
+	struct rec *r = p->prof->slot[hooks.id];
+	char line[160];
+	int n;
+
+	if (r->nspawn != 1 || r->nexit)
+		r->order_bad = true;
+	r->nexit++;
+	if (!hooks.on)
+		return;
+	n = ksnprintf(line, sizeof line,
+		      "pid %d (%s) spawn %u userret %u exit %u order %s build-id %s main 0x%08x\n",
+		      p->pid, p->name, r->nspawn, r->nuserret, r->nexit,
+		      r->order_bad ? "BAD" : "ok", r->buildid, r->main);
+	if (n > 0 && loglen + n <= sizeof log) {
+		memcpy(log + loglen, line, n);
+		loglen += n;
+	} else {
+		logdropped++;
+	}
+}
+
+static struct prof_engine hooks = {
+	.name = "test.hooks", .sample = nothing,
+	.spawn = hooks_spawn, .userret = hooks_userret, .exit = hooks_exit,
+};
+static struct prof_engine noop = { .name = "test.noop", .sample = nothing };
+
+enum { Qproftest };
+static const struct dirtab tab[] = { { "proftest", Qproftest, false } };
+
+static int pt_open(int id, struct file *f)
+{
+	struct textbuf t;
+	(void)id;
+	if (!text_begin(&t))
+		return -ENOMEM;
+	text_add(&t, "%.*s", (int)loglen, log);
+	if (logdropped)
+		text_add(&t, "dropped %u lines: the log is full\n", logdropped);
+	return text_finish(&t, f);
+}
+
+static void pt_close(int id, struct file *f)
+{
+	(void)id;
+	snap_close(f);
+}
+
+static int pt_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	(void)id;
+	return snap_read(f, buf, n, off);
+}
+
+static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+{
+	struct ctlmsg m;
+	struct prof_engine *e;
+	int r;
+	(void)id, (void)f, (void)off;
+
+	if ((r = ctl_parse(buf, n, 32, &m)) < 0)
+		return r;
+	if (ctl_cmd(&m, "clear", 0)) {
+		loglen = logdropped = 0;
+		return n;
+	}
+	if (m.nw != 2 || !(ctl_is(&m, 1, "on") || ctl_is(&m, 1, "off")))
+		return -EINVAL;
+	if (ctl_is(&m, 0, "hooks"))
+		e = &hooks;
+	else if (ctl_is(&m, 0, "noop"))
+		e = &noop;
+	else
+		return -EINVAL;
+	if (ctl_is(&m, 1, "on"))
+		prof_enable(e);
+	else
+		prof_disable(e);
+	return n;
+}
+
+static uint32_t pt_size(int id, struct file *f)
+{
+	(void)id;
+	return f ? snap_size(f) : 0;
+}
+
+static const struct dev proftestdev = {
+	"proftest", tab, NELEM(tab), pt_open, pt_close, pt_read, pt_write, pt_size,
+};
+
+void testeng_init(void)
+{
+	prof_register(&hooks);
+	prof_register(&noop);
+	devfs_register(&proftestdev);
+}
