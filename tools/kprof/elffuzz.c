@@ -1,6 +1,7 @@
-/* elffuzz.c: an ELF from memory through everything kprof does with one:
- * open it as a libdwfl module, make its ranges, look up lines and decode
- * instructions. For the fuzzer and its replay test; 0 or -1, never a crash. */
+/* elffuzz.c: for the fuzzer and its replay test, bytes through a whole
+ * path of the tool: an ELF from memory through everything kprof does with
+ * one, and a dump through its reader, the symbolizer and the text views.
+ * 0 or -1, never a crash. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +43,35 @@ int kelf_fuzz(const unsigned char *buf, size_t len)
 out:
 	close(fd);
 	return r;
+}
+
+/* A reader's input, and when the reader takes it, the rest of the pipeline
+ * against sy's ELFs: matching (forced), charging, every text view. */
+int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
+		  size_t len, const char *name)
+{
+	static const int views[] = { BY_SYMBOL, BY_LINE, BY_ADDR };
+	struct sampleset ss;
+	struct profile p;
+	char warning[256];
+	FILE *null;
+	int rc;
+
+	memset(&ss, 0, sizeof ss);
+	rc = r->parse(&ss, buf, len, name);
+	ss.format = r->name;
+	if (rc == 0 && sy && kp_match(sy, &ss, 1, warning, sizeof warning) == 0 &&
+	    symbolize(&p, sy, &ss) == 0) {
+		null = fopen("/dev/null", "w");
+		for (size_t i = 0; null && i < sizeof views / sizeof views[0]; i++) {
+			struct wopts wo = { .by = views[i], .top = 0, .outdir = NULL };
+
+			writer_named("text")->write(null, &wo, sy, &ss, &p);
+		}
+		if (null)
+			fclose(null);
+		profile_free(&p);
+	}
+	sampleset_free(&ss);
+	return rc;
 }

@@ -163,6 +163,10 @@ struct kelf {
 
 int kelf_open(struct kelf *ke, const char *path, uint64_t load);
 int kelf_fuzz(const unsigned char *buf, size_t len);     /* elffuzz.c */
+struct symbolizer;
+struct reader;
+int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
+		  size_t len, const char *name);
 void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);

@@ -105,8 +105,10 @@ $(KPROF_FUZZ_CORE): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
 
-$(KPROF_FUZZ_BINS): $(BUILD)/fuzz-%: $(KPROF_SRC)/fuzz.c $(KPROF_FUZZ_CORE)
+# a dump the reader takes goes on through the symbolizer on the fixture kernel
+$(KPROF_FUZZ_BINS): $(BUILD)/fuzz-%: $(KPROF_SRC)/fuzz.c $(KPROF_FUZZ_CORE) $(KPROF_OBJ)/fixture.elf
 	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer $(KPROF_FUZZ_SAN) -DFUZZ_TARGET='"$*"' \
+		-DFUZZ_ELF='"$(abspath $(KPROF_OBJ)/fixture.elf)"' \
 		-o $@ $< $(KPROF_FUZZ_CORE) $(KPROF_LIBS)
 
 fuzz: $(KPROF_FUZZ_BINS)

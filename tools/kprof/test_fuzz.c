@@ -8,6 +8,8 @@
 #include "test_util.h"
 
 /* The inputs in tools/kprof/fuzz/NAME; returns how many. */
+static struct symbolizer *sy;
+
 static int replay(const char *name, const struct reader *r, int elf)
 {
 	char dir[4096], path[4608];
@@ -32,6 +34,9 @@ static int replay(const char *name, const struct reader *r, int elf)
 		memset(&ss, 0, sizeof ss);
 		rc = elf ? kelf_fuzz(buf, len) : r ? r->parse(&ss, buf, len, path) :
 		     dump_fuzz(&ss, buf, len, path);
+		/* and the rest of the pipeline, as the fuzzer runs it */
+		if (r && sy)
+			assert_int_equal(pipeline_fuzz(r, sy, buf, len, path), rc);
 		if (rc != 0 && rc != -1)
 			fail_msg("%s: parse returned %d", path, rc);
 		/* an input the reader takes must make a sane sample set */
@@ -50,12 +55,19 @@ static int replay(const char *name, const struct reader *r, int elf)
 
 static void every_reader_replays(void **state)
 {
+	static struct symbolizer fix;
+	const char *elf = fixture("fixture.elf");
+
 	(void)state;
+	assert_int_equal(symbolizer_open(&fix, &elf, 1), 0);
+	sy = &fix;
 	for (size_t i = 0; readers[i]; i++)
 		if (replay(readers[i]->name, readers[i], 0) == 0)
 			fail_msg("reader %s has no saved fuzzer inputs", readers[i]->name);
 	assert_true(replay("dump", NULL, 0) > 0);
 	assert_true(replay("elf", NULL, 1) > 0);
+	symbolizer_close(&fix);
+	sy = NULL;
 }
 
 int test_fuzz_group(void)
