@@ -85,6 +85,7 @@ struct sampleset {
 	/* what the report header says besides the totals */
 	int has_saturated, running, has_ticks;
 	uint64_t saturated, full_bins, info_ticks;
+	/* sampled call stacks come here with the stack engine's reader */
 };
 
 void sampleset_free(struct sampleset *ss);
@@ -162,11 +163,6 @@ struct kelf {
 #define KELF_MAX_BYTES (512u << 20)  /* a teaching kernel's ELF is a few MiB */
 
 int kelf_open(struct kelf *ke, const char *path, uint64_t load);
-int kelf_fuzz(const unsigned char *buf, size_t len);     /* elffuzz.c */
-struct symbolizer;
-struct reader;
-int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
-		  size_t len, const char *name);
 void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);
@@ -180,6 +176,11 @@ struct symbolizer {                /* the ELFs, and which one each module is */
 
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
 void symbolizer_close(struct symbolizer *sy);
+
+/* elffuzz.c: bytes through the ELF code, or through a reader and on */
+int kelf_fuzz(const unsigned char *buf, size_t len);
+int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
+		  size_t len, const char *name);
 
 /* ---- profile.c: checking a dump against its ELFs, charging the counts ---- */
 
