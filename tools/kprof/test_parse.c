@@ -33,6 +33,23 @@ static void kpinfo_all_keys(void **state)
 			 KI_TICKS | KI_KTICKS | KI_STATE | KI_SATURATED | KI_BUILD_ID);
 }
 
+/* Every KPINFO_ key of include/abi/kprof.h is in its KPINFO_KEYS list,
+ * so the parser, built from the list, knows each key the kernel writes. */
+static void kpinfo_keys_listed(void **state)
+{
+	char line[256];
+	int defined = 0;
+	FILE *f = fopen(KPROF_SRCDIR "/../../include/abi/kprof.h", "r");
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "#define KPINFO_", 15) == 0 && strncmp(line, "#define KPINFO_KEYS", 19) != 0)
+			defined++;
+	fclose(f);
+	assert_int_equal(defined, KI_NKEYS);
+}
+
 static void kpinfo_bad_values(void **state)
 {
 	static const char *bad[] = {
@@ -483,6 +500,7 @@ int test_parse_group(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kpinfo_all_keys),
+		cmocka_unit_test(kpinfo_keys_listed),
 		cmocka_unit_test(kpinfo_bad_values),
 		cmocka_unit_test(kpdata_words),
 		cmocka_unit_test(kpdata_bad),
