@@ -10,7 +10,7 @@
 #define X(name) int sys_##name(SYSARGS);
 X(exit) X(spawn) X(wait) X(getpid) X(sleep) X(sbrk) X(kill) X(open) X(read)
 X(write) X(close) X(lseek) X(fstat) X(stat) X(dup2) X(chdir) X(getcwd)
-X(mkdir) X(unlink) X(halt) X(uptime) X(kwork)
+X(mkdir) X(unlink) X(halt) X(uptime) X(kwork) X(profil)
 #undef X
 
 static const sysfn table[NSYSCALL] = {
@@ -21,7 +21,7 @@ static const sysfn table[NSYSCALL] = {
 	[SYS_fstat] = sys_fstat,   [SYS_stat] = sys_stat,     [SYS_dup2] = sys_dup2,
 	[SYS_chdir] = sys_chdir,   [SYS_getcwd] = sys_getcwd, [SYS_mkdir] = sys_mkdir,
 	[SYS_unlink] = sys_unlink, [SYS_halt] = sys_halt,     [SYS_uptime] = sys_uptime,
-	[SYS_kwork] = sys_kwork,
+	[SYS_kwork] = sys_kwork,   [SYS_profil] = sys_profil,
 };
 
 void syscall(struct trapframe *tf)

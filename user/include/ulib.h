@@ -39,6 +39,11 @@ int unlink(const char *path);
 void halt(int code) __attribute__((noreturn));
 unsigned uptime(void);
 int kwork(int mode, unsigned n);
+/* profil(2): only in a program linked for profiling (include/abi/gmon.h) */
+int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset,
+	   unsigned scale, int dirfd);
+void moncontrol(int on);        /* gmon.c: stop (0) and restart profiling */
+int profdir(int dirfd);         /* gmon.c: write the gmon file into dirfd's directory */
 
 /* Helpers built on the calls above. */
 int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */

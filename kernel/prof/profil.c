@@ -1,0 +1,273 @@
+/* profil(2): per-process 16-bit PC bins in the program's own buffer, for
+ * programs linked for profiling (gcrt0's ELF note), and the gmon file the
+ * kernel writes for them at exit. include/abi/gmon.h has the layouts.
+ *
+ * The bin of a PC is ((pc - offset) / 2) * scale / 65536, each division
+ * rounding down (toward offset), done in 64 bits so no scale overflows.
+ * A tick in user mode adds to the bin of the interrupted PC. A tick in the
+ * kernel on the process's behalf (a system call, a page of its work) is
+ * owed to it and added to the bin of the PC it returns to in user mode,
+ * as 4.4BSD's addupc_task does; always on, so a program's profile adds up
+ * to all the time it ran. A bin stops at 65535; what did not fit is
+ * counted, written into the file's header and reported at exit. */
+#include "abi/errno.h"
+#include "abi/gmon.h"
+#include "clock.h"
+#include "elf.h"
+#include "file.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
+#include "prof/prof.h"
+#include "syscall.h"
+#include "uaccess.h"
+
+struct pstate {
+	/* what the sample reads, first */
+	bool on;                /* a buffer is set and scale is not 0 */
+	uint32_t offset, span;  /* PCs in [offset, offset + span) have a bin */
+	uint32_t scale;
+	uint16_t *bins;         /* the user address of bin 0 */
+	uint32_t owed;          /* kernel-mode ticks not yet charged */
+	uint32_t lost;          /* samples that found their bin full */
+	/* fixed by the first profil() */
+	bool set;
+	uint32_t buf, buflen, samplesize, scale0;
+	char dir[PATH_MAX];     /* "" for GMON_PROFDIR */
+};
+
+static struct pstate states[NPROC];
+static uint32_t nprofiling;     /* processes with a buffer set */
+static struct prof_engine profil;
+
+/* Adds w to the bin of pc. A bin in the heap may have been given back by
+ * sbrk since profil() checked it: such a sample is lost, not written. */
+static inline void bump(struct pstate *s, const struct proc *p, uint32_t pc, uint32_t w)
+{
+	uint32_t d = pc - s->offset, i, v;
+	uint16_t *b;
+
+	if (d >= s->span)
+		return;
+	i = (uint32_t)(((uint64_t)(d >> 1) * s->scale) >> 16);
+	b = s->bins + i;
+	if (__builtin_expect((uint32_t)b >= p->brk, 0) &&
+	    (uint32_t)b < USER_TOP - USER_STACK_SIZE) {
+		s->lost += w;
+		return;
+	}
+	v = *b + w;
+	if (__builtin_expect(v > GMON_BIN_MAX, 0)) {
+		s->lost += v - GMON_BIN_MAX;
+		v = GMON_BIN_MAX;
+	}
+	*b = (uint16_t)v;
+}
+
+static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	struct pstate *s;
+
+	if (!p || !(s = p->prof->slot[profil.id]) || !s->on)
+		return;
+	if (prof_user(flags))
+		bump(s, p, pc, prof_weight(flags));
+	else
+		prof_add_sat(&s->owed, prof_weight(flags), &s->lost);
+}
+
+/* the kernel's time, charged to the PC the process goes back to */
+static void profil_userret(struct proc *p, struct trapframe *tf)
+{
+	struct pstate *s = p->prof->slot[profil.id];
+	uint32_t x;
+
+	if (!s || !s->owed)
+		return;
+	x = splhi();            /* a tick must not update the bin under us */
+	if (s->on)
+		bump(s, p, arch_frame_pc(tf), s->owed);
+	s->owed = 0;
+	splx(x);
+}
+
+/* Only a program with gcrt0's note gets a slot; without one, profil()
+ * is EPERM. */
+static void profil_spawn(struct proc *p, const struct elf_image *img)
+{
+	struct pstate *s = &states[p - procs];
+	uint8_t desc[4];
+
+	memset(s, 0, sizeof *s);
+	if (elf_find_note(img, GMON_NOTE_OWNER, GMON_NOTE_TYPE, desc, sizeof desc) >= 0)
+		p->prof->slot[profil.id] = s;
+}
+
+/* the bytes from offset that have a bin: d < 2 * ceil(nbins * 65536 / scale) */
+static uint32_t span_of(uint32_t nbins, uint32_t scale)
+{
+	uint64_t half = ((uint64_t)nbins * GMON_SCALE_ONE + scale - 1) / scale;
+	return half >= 0x80000000u ? 0xFFFFFFFFu : (uint32_t)(2 * half);
+}
+
+/* profil(buf, buflen, samplesize, offset, scale, dirfd): the sixth
+ * argument comes in %ebp (include/abi/syscall.h). */
+int sys_profil(SYSARGS)
+{
+	struct proc *p = curproc();
+	struct pstate *s = p->prof ? p->prof->slot[profil.id] : NULL;
+	uint32_t buf = a0, buflen = a1, samplesize = a2, offset = a3, scale = a4;
+	int dirfd = (int)p->tf->ebp, r;
+	char dir[PATH_MAX] = "";
+	struct gmonhdr h;
+	uint32_t x;
+
+	if (!s)
+		return -EPERM;
+	if (dirfd != -1) {
+		struct file *f = dirfd >= 0 && dirfd < NOFILE ? p->ofile[dirfd] : NULL;
+		if (!f)
+			return -EBADF;
+		if (f->vn->type != S_IFDIR)
+			return -ENOTDIR;
+		if ((r = tmpfs_dirpath(f->vn, dir, sizeof dir)) < 0)
+			return r;
+	}
+	if (scale > GMON_SCALE_ONE)
+		return -EINVAL;
+	/* room for the header, the bins and an arc table with one slot */
+	if (samplesize == 0 || samplesize % 2 || buf % 4 || samplesize > buflen ||
+	    buflen - samplesize < GMON_ARCTAB_OFF(0) + 3 + sizeof(struct gmon_arctab) +
+				  sizeof(struct gmon_arc))
+		return -EINVAL;
+	if (!uvalid(buf, buflen))
+		return -EFAULT;
+	if (s->set && (buf != s->buf || buflen != s->buflen || samplesize != s->samplesize ||
+		       offset != s->offset || (scale && scale != s->scale0)))
+		return -EALREADY;
+	if (dir[0])
+		strlcpy(s->dir, dir, sizeof s->dir);
+	if (!s->set) {
+		if (!scale)
+			return 0;       /* nothing to turn off */
+		h = (struct gmonhdr){
+			.lpc = offset, .hpc = offset + span_of(samplesize / 2, scale),
+			.ncnt = sizeof h + samplesize, .version = GMON_VERSION_BSD44,
+			.profrate = (clock_hz_mhz() + 500) / 1000,
+		};
+		if (h.hpc < offset)
+			h.hpc = 0xFFFFFFFFu;
+		if (copyout(buf, &h, sizeof h) < 0)
+			return -EFAULT;
+		s->buf = buf, s->buflen = buflen, s->samplesize = samplesize;
+		s->scale0 = scale;
+		s->bins = (uint16_t *)(buf + sizeof h);
+		s->span = span_of(samplesize / 2, scale);
+		s->set = true;
+		if (nprofiling++ == 0)
+			prof_enable(&profil);
+	}
+	x = splhi();
+	s->offset = offset;
+	s->scale = scale;
+	s->on = scale != 0;
+	splx(x);
+	return 0;
+}
+
+/* Writes the header, the bins and the arcs in use; 0 or -errno. The
+ * buffer is read through copyin: whatever the program did to it, a bad
+ * page reads as an error, never a kernel fault. */
+static int write_gmon(struct pstate *s, struct file *f, struct gmonhdr *h, uint8_t *page)
+{
+	uint32_t bins = s->buf + sizeof *h, tab = s->buf + GMON_ARCTAB_OFF(s->samplesize);
+	uint32_t nslots = (s->buflen - GMON_ARCTAB_OFF(s->samplesize) -
+			   sizeof(struct gmon_arctab)) / sizeof(struct gmon_arc);
+	uint32_t per = PGSIZE / sizeof(struct gmon_arc);
+	struct gmon_arctab t;
+	int r;
+
+	if (copyin(&t, tab, sizeof t) == 0)
+		h->lost_arcs = t.overflow;
+	if ((r = file_write(f, h, sizeof *h)) < 0)
+		return r;
+	for (uint32_t off = 0; off < s->samplesize; off += PGSIZE) {
+		uint32_t n = MIN(PGSIZE, s->samplesize - off);
+		if (copyin(page, bins + off, n) < 0)
+			memset(page, 0, n);     /* the program unmapped them */
+		if ((r = file_write(f, page, n)) < 0)
+			return r;
+	}
+	tab += sizeof t;
+	for (uint32_t i = 0; i < nslots; i += per) {
+		uint32_t n = MIN(per, nslots - i), used = 0;
+		struct gmon_arc *a = (struct gmon_arc *)page;
+		if (copyin(page, tab + i * sizeof *a, n * sizeof *a) < 0)
+			return -EFAULT;
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].count)
+				a[used++] = a[k];
+		if (used && (r = file_write(f, page, used * sizeof *a)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* At every exit, normal, killed or faulted: the process's memory is still
+ * there, so the file holds what was counted up to the end. */
+static void profil_exit(struct proc *p)
+{
+	struct pstate *s = p->prof->slot[profil.id];
+	char path[PATH_MAX];
+	struct gmonhdr h;
+	struct file *f = NULL;
+	uint8_t *page = NULL;
+	uint32_t x;
+	int r;
+
+	if (!s || !s->set)
+		return;
+	x = splhi();
+	s->on = false;
+	splx(x);
+	if (--nprofiling == 0)
+		prof_disable(&profil);
+	/* the kernel's header, not the buffer's (see include/abi/gmon.h) */
+	h = (struct gmonhdr){
+		.lpc = s->offset, .hpc = s->offset + s->span,
+		.ncnt = sizeof h + s->samplesize, .version = GMON_VERSION_BSD44,
+		.profrate = (clock_hz_mhz() + 500) / 1000, .lost_bins = s->lost,
+	};
+	if (h.hpc < h.lpc)
+		h.hpc = 0xFFFFFFFFu;
+	if (!s->dir[0])
+		vfs_mkdir(GMON_PROFDIR);        /* EEXIST is fine */
+	if (ksnprintf(path, sizeof path, "%s/gmon.%s.%d.out", s->dir[0] ? s->dir : GMON_PROFDIR,
+		      p->name, p->pid) >= (int)sizeof path)
+		r = -ENAMETOOLONG;
+	else if (!(page = kalloc()))
+		r = -ENOMEM;
+	else if ((r = vfs_open(path, O_WRONLY | O_CREAT | O_TRUNC, &f)) == 0)
+		r = write_gmon(s, f, &h, page);
+	if (f)
+		file_close(f);
+	if (page)
+		kfree(page);
+	if (r < 0)
+		kprintf("profil: pid %d (%s): %s not written (error %d)\n", p->pid, p->name, path, -r);
+	if (h.lost_bins || h.lost_arcs)
+		kprintf("profil: pid %d (%s): %u samples lost to full bins, %u calls to a full arc table\n",
+			p->pid, p->name, h.lost_bins, h.lost_arcs);
+	s->set = false;
+}
+
+static struct prof_engine profil = {
+	.name = "profil", .sample = profil_sample,
+	.spawn = profil_spawn, .exit = profil_exit, .userret = profil_userret,
+};
+
+void profil_init(void)
+{
+	prof_register(&profil);
+}
