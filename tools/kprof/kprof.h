@@ -164,4 +164,8 @@ int report(FILE *out, const struct ropts *ro, struct kelf *ke, const struct kpin
 int export_readprofile(const char *dir, const struct kelf *ke, const struct kpdata *kd,
 		       const struct profile *p);
 
+/* ---- gmon.c: `kprof gmon PROG.elf FILE`, a profil(2) gmon file ---- */
+
+int gmon_main(int argc, char **argv);
+
 #endif
