@@ -2,7 +2,8 @@
  * main calls a() 1000 times and a() calls b() 3 times a call (3000);
  * main calls rec(10) once, which calls itself 10 times, down to rec(0);
  * c() is never called. "calls fault" ends with a write to address 0 after
- * the same calls, for the test of a profiled program that faults. */
+ * the same calls, for the test of a profiled program that faults; "calls -t"
+ * prints the TSC cycles the calls took, for calls.pg's slowdown. */
 #include "ulib.h"
 #include "string.h"
 #include "stdio.h"
@@ -43,9 +44,16 @@ __attribute__((noipa)) void c(void)
 
 int main(int argc, char **argv)
 {
+	unsigned long long c0 = rdtsc(), c1;
+	unsigned r;
+
 	for (int i = 0; i < NA; i++)
 		a();
-	printf("calls: rec(%d) = %u\n", DEPTH, rec(DEPTH));
+	r = rec(DEPTH);
+	c1 = rdtsc();
+	printf("calls: rec(%d) = %u\n", DEPTH, r);
+	if (argc > 1 && strcmp(argv[1], "-t") == 0)
+		printf("calls: cycles %llu\n", c1 - c0);
 	if (argc > 1 && strcmp(argv[1], "never") == 0)
 		c();
 	if (argc > 1 && strcmp(argv[1], "fault") == 0)

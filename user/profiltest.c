@@ -5,6 +5,9 @@
  *   profiltest.pg dir PATH  the gmon file goes into PATH (a new directory)
  *   profiltest.pg arcs      more call sites than the arc table holds
  *   profiltest.pg off N     moncontrol(0), then N loops nobody may see
+ *   profiltest.pg sbrk N    gives the heap (and the profil buffer in it)
+ *                           back, then runs N loops in user mode and N in
+ *                           the kernel: the kernel must lose those samples
  * Each check prints "profiltest: NAME: ok" or "... FAIL (why)". */
 #include "ulib.h"
 #include "string.h"
@@ -82,13 +85,25 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && strcmp(argv[1], "arcs") == 0) {
 		many();
 		printf("profiltest: arcs: ok\n");
+	} else if (argc == 3 && strcmp(argv[1], "sbrk") == 0 && parse_uint(argv[2], &n) == 0) {
+		extern char end[];      /* user.ld: the heap starts at the next page */
+		char *heap = (char *)(((uintptr_t)end + PGSIZE - 1) & ~(uintptr_t)(PGSIZE - 1));
+		if (sbrk(-((char *)sbrk(0) - heap)) == (void *)-1) {
+			printf("profiltest: sbrk: FAIL (%s)\n", strerror(errno));
+			return 1;
+		}
+		/* no call of a -pg function from here: mcount's table is gone too */
+		for (volatile unsigned i = 0; i < n; i++)
+			;
+		kwork(KWORK_LOOP, n);
+		printf("profiltest: sbrk: ok\n");
 	} else if (argc == 3 && strcmp(argv[1], "off") == 0 && parse_uint(argv[2], &n) == 0) {
 		moncontrol(0);
 		unseen(n);
 		moncontrol(1);
 		printf("profiltest: off: ok\n");
 	} else {
-		fprintf(2, "usage: profiltest eperm|errors|dir PATH|arcs|off N\n");
+		fprintf(2, "usage: profiltest eperm|errors|dir PATH|arcs|off N|sbrk N\n");
 		return 2;
 	}
 	return failed;

@@ -17,6 +17,8 @@
 #ifndef ABI_GMON_H
 #define ABI_GMON_H
 
+#define GMON_ARC_SIZE      12           /* sizeof(struct gmon_arc), for mcount.S */
+
 /* gcrt0's ELF note: a program linked for profiling carries it, and
  * profil() is refused (EPERM) to any program without it. */
 #define GMON_NOTE_OWNER    "kprof-os"
@@ -36,7 +38,7 @@ struct gmonhdr {
 	uint32_t ncnt;          /* bytes of this header and the bins */
 	uint32_t version;       /* GMON_VERSION_BSD44 */
 	uint32_t profrate;      /* the clock's achieved rate, Hz */
-	uint32_t lost_bins;     /* samples lost to saturated bins */
+	uint32_t lost_bins;     /* samples lost: a full bin, or one sbrk gave back */
 	uint32_t lost_arcs;     /* calls not recorded: the arc table was full */
 	uint32_t spare;
 };
@@ -47,6 +49,7 @@ struct gmon_arc {
 	uint32_t selfpc;        /* a PC just inside the callee */
 	uint32_t count;         /* calls; saturates at 0xFFFFFFFF */
 };
+_Static_assert(sizeof(struct gmon_arc) == GMON_ARC_SIZE, "mcount.S's arc size");
 
 /* mcount's table: open addressing on (frompc, selfpc), nslots a power of
  * two, at most maxarcs in use so a probe always ends at an empty slot. */

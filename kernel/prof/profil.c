@@ -5,11 +5,13 @@
  * The bin of a PC is ((pc - offset) / 2) * scale / 65536, each division
  * rounding down (toward offset), done in 64 bits so no scale overflows.
  * A tick in user mode adds to the bin of the interrupted PC. A tick in the
- * kernel on the process's behalf (a system call, a page of its work) is
- * owed to it and added to the bin of the PC it returns to in user mode,
- * as 4.4BSD's addupc_task does; always on, so a program's profile adds up
- * to all the time it ran. A bin stops at 65535; what did not fit is
- * counted, written into the file's header and reported at exit. */
+ * kernel on the process's behalf (a system call, a fault) adds to the bin
+ * of the user PC the process will return to, the PC 4.4BSD's addupc_task
+ * charges at the return: that PC is already in the process's user frame
+ * at the tick, so it is charged there and then, which spares every return
+ * to user mode a hook. Always on: a profile adds up to all the time the
+ * process ran. A bin stops at 65535; what did not fit is counted, written
+ * into the file's header and reported at exit. */
 #include "abi/errno.h"
 #include "abi/gmon.h"
 #include "clock.h"
@@ -25,83 +27,108 @@
 
 struct pstate {
 	/* what the sample reads, first */
-	bool on;                /* a buffer is set and scale is not 0 */
 	uint32_t offset, span;  /* PCs in [offset, offset + span) have a bin */
 	uint32_t scale;
 	uint16_t *bins;         /* the user address of bin 0 */
-	uint32_t owed;          /* kernel-mode ticks not yet charged */
 	uint32_t lost;          /* samples that found their bin full */
-	/* fixed by the first profil() */
-	bool set;
+	/* the rest is the system call's and exit's */
+	bool linked;            /* the program has gcrt0's note */
+	bool set;               /* a buffer is set */
 	uint32_t buf, buflen, samplesize, scale0;
 	char dir[PATH_MAX];     /* "" for GMON_PROFDIR */
 };
 
+/* A process's slot points at its state while it is sampled (a buffer set,
+ * scale not 0) and is NULL otherwise, so the tick tests one pointer. */
 static struct pstate states[NPROC];
 static uint32_t nprofiling;     /* processes with a buffer set */
 static struct prof_engine profil;
 
-/* Adds w to the bin of pc. A bin in the heap may have been given back by
- * sbrk since profil() checked it: such a sample is lost, not written. */
-static inline void bump(struct pstate *s, const struct proc *p, uint32_t pc, uint32_t w)
+static void lose(struct pstate *s, uint32_t n)
 {
-	uint32_t d = pc - s->offset, i, v;
-	uint16_t *b;
-
-	if (d >= s->span)
-		return;
-	i = (uint32_t)(((uint64_t)(d >> 1) * s->scale) >> 16);
-	b = s->bins + i;
-	if (__builtin_expect((uint32_t)b >= p->brk, 0) &&
-	    (uint32_t)b < USER_TOP - USER_STACK_SIZE) {
-		s->lost += w;
-		return;
-	}
-	v = *b + w;
-	if (__builtin_expect(v > GMON_BIN_MAX, 0)) {
-		s->lost += v - GMON_BIN_MAX;
-		v = GMON_BIN_MAX;
-	}
-	*b = (uint16_t)v;
+	s->lost = s->lost + n < s->lost ? 0xFFFFFFFFu : s->lost + n;
 }
 
+/* the bin of pc, given d = pc - offset < span */
+static inline uint16_t *bin_of(const struct pstate *s, uint32_t d)
+{
+	return s->bins + (uint32_t)(((uint64_t)(d >> 1) * s->scale) >> 16);
+}
+
+/* a bin at its limit: it stays at GMON_BIN_MAX, the rest is lost */
+static __attribute__((noinline, cold)) void saturate(struct pstate *s, uint16_t *b, uint32_t v)
+{
+	lose(s, v - GMON_BIN_MAX);
+	*b = GMON_BIN_MAX;
+}
+
+static inline void add(struct pstate *s, uint16_t *b, uint32_t w)
+{
+	uint32_t v = *b + w;
+
+	if (__builtin_expect(v > GMON_BIN_MAX, 0))
+		saturate(s, b, v);
+	else
+		*b = (uint16_t)v;
+}
+
+/* A kernel-mode tick: the process may be inside sbrk, between unmapping
+ * a page and lowering its break, so the bin is reached through the page
+ * table, not the break (arch_unmap_user drops the mapping first). */
+static __attribute__((noinline)) void kernel_tick(struct proc *p, uint32_t w)
+{
+	struct pstate *s;
+	uint32_t d, pa;
+	uint16_t *b;
+
+	if (!p || !(s = p->prof->slot[profil.id]))
+		return;                 /* the idle loop, or a process not sampled */
+	if ((d = arch_frame_pc(p->tf) - s->offset) >= s->span)
+		return;
+	b = bin_of(s, d);
+	if (!(pa = arch_user_page(p->pgdir, ROUNDDOWN((uint32_t)b, PGSIZE)))) {
+		lose(s, w);
+		return;
+	}
+	add(s, (uint16_t *)(pa + (uint32_t)b % PGSIZE), w);
+}
+
+static __attribute__((noinline, cold)) void lost_bin(struct pstate *s, uint32_t w)
+{
+	lose(s, w);
+}
+
+/* A user-mode tick: the process is not in the kernel, so its break is
+ * what is mapped: every page below it, and the stack. A bin in heap the
+ * program has given back since profil() is lost, not written. */
 static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;
+	uint32_t d;
+	uint16_t *b;
 
-	if (!p || !(s = p->prof->slot[profil.id]) || !s->on)
+	if (!prof_user(flags)) {
+		kernel_tick(p, prof_weight(flags));
 		return;
-	if (prof_user(flags))
-		bump(s, p, pc, prof_weight(flags));
+	}
+	s = p->prof->slot[profil.id];
+	if (!s || (d = pc - s->offset) >= s->span)
+		return;
+	b = bin_of(s, d);
+	if (__builtin_expect((uint32_t)b >= p->brk, 0) && (uint32_t)b < USER_TOP - USER_STACK_SIZE)
+		lost_bin(s, prof_weight(flags));
 	else
-		prof_add_sat(&s->owed, prof_weight(flags), &s->lost);
+		add(s, b, prof_weight(flags));
 }
 
-/* the kernel's time, charged to the PC the process goes back to */
-static void profil_userret(struct proc *p, struct trapframe *tf)
-{
-	struct pstate *s = p->prof->slot[profil.id];
-	uint32_t x;
-
-	if (!s || !s->owed)
-		return;
-	x = splhi();            /* a tick must not update the bin under us */
-	if (s->on)
-		bump(s, p, arch_frame_pc(tf), s->owed);
-	s->owed = 0;
-	splx(x);
-}
-
-/* Only a program with gcrt0's note gets a slot; without one, profil()
- * is EPERM. */
+/* Only a program with gcrt0's note may call profil(); the others get EPERM. */
 static void profil_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct pstate *s = &states[p - procs];
 	uint8_t desc[4];
 
 	memset(s, 0, sizeof *s);
-	if (elf_find_note(img, GMON_NOTE_OWNER, GMON_NOTE_TYPE, desc, sizeof desc) >= 0)
-		p->prof->slot[profil.id] = s;
+	s->linked = elf_find_note(img, GMON_NOTE_OWNER, GMON_NOTE_TYPE, desc, sizeof desc) >= 0;
 }
 
 /* the bytes from offset that have a bin: d < 2 * ceil(nbins * 65536 / scale) */
@@ -116,14 +143,14 @@ static uint32_t span_of(uint32_t nbins, uint32_t scale)
 int sys_profil(SYSARGS)
 {
 	struct proc *p = curproc();
-	struct pstate *s = p->prof ? p->prof->slot[profil.id] : NULL;
+	struct pstate *s = &states[p - procs];
 	uint32_t buf = a0, buflen = a1, samplesize = a2, offset = a3, scale = a4;
 	int dirfd = (int)p->tf->ebp, r;
 	char dir[PATH_MAX] = "";
 	struct gmonhdr h;
 	uint32_t x;
 
-	if (!s)
+	if (!p->prof || !s->linked)
 		return -EPERM;
 	if (dirfd != -1) {
 		struct file *f = dirfd >= 0 && dirfd < NOFILE ? p->ofile[dirfd] : NULL;
@@ -171,7 +198,7 @@ int sys_profil(SYSARGS)
 	x = splhi();
 	s->offset = offset;
 	s->scale = scale;
-	s->on = scale != 0;
+	p->prof->slot[profil.id] = scale ? s : NULL;
 	splx(x);
 	return 0;
 }
@@ -204,7 +231,7 @@ static int write_gmon(struct pstate *s, struct file *f, struct gmonhdr *h, uint8
 		uint32_t n = MIN(per, nslots - i), used = 0;
 		struct gmon_arc *a = (struct gmon_arc *)page;
 		if (copyin(page, tab + i * sizeof *a, n * sizeof *a) < 0)
-			return -EFAULT;
+			break;          /* given back: the file ends with the arcs so far */
 		for (uint32_t k = 0; k < n; k++)
 			if (a[k].count)
 				a[used++] = a[k];
@@ -218,7 +245,7 @@ static int write_gmon(struct pstate *s, struct file *f, struct gmonhdr *h, uint8
  * there, so the file holds what was counted up to the end. */
 static void profil_exit(struct proc *p)
 {
-	struct pstate *s = p->prof->slot[profil.id];
+	struct pstate *s = &states[p - procs];
 	char path[PATH_MAX];
 	struct gmonhdr h;
 	struct file *f = NULL;
@@ -226,10 +253,10 @@ static void profil_exit(struct proc *p)
 	uint32_t x;
 	int r;
 
-	if (!s || !s->set)
+	if (!s->set)
 		return;
 	x = splhi();
-	s->on = false;
+	p->prof->slot[profil.id] = NULL;
 	splx(x);
 	if (--nprofiling == 0)
 		prof_disable(&profil);
@@ -257,14 +284,15 @@ static void profil_exit(struct proc *p)
 	if (r < 0)
 		kprintf("profil: pid %d (%s): %s not written (error %d)\n", p->pid, p->name, path, -r);
 	if (h.lost_bins || h.lost_arcs)
-		kprintf("profil: pid %d (%s): %u samples lost to full bins, %u calls to a full arc table\n",
+		kprintf("profil: pid %d (%s): %u samples lost (full bins, or given back), "
+			"%u calls (full arc table)\n",
 			p->pid, p->name, h.lost_bins, h.lost_arcs);
 	s->set = false;
 }
 
 static struct prof_engine profil = {
 	.name = "profil", .sample = profil_sample,
-	.spawn = profil_spawn, .exit = profil_exit, .userret = profil_userret,
+	.spawn = profil_spawn, .exit = profil_exit,
 };
 
 void profil_init(void)

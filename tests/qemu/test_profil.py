@@ -255,11 +255,18 @@ def profil_limits(m):
     on the console. moncontrol(0) hides what runs while it is off."""
     m.wait_prompt()
     out = m.run("kwork.pg loop 3000000 10; profiltest.pg arcs; profiltest.pg off 3000000")
-    m.check(out, [r"^profil: pid \d+ \(kwork\.pg\): [1-9]\d* samples lost to full bins, 0 calls",
-                  r"^profil: pid \d+ \(profiltest\.pg\): 0 samples lost to full bins, "
-                  r"[1-9]\d* calls to a full arc table$"])
+    m.check(out, [r"^profil: pid \d+ \(kwork\.pg\): [1-9]\d* samples lost \(.*\), 0 calls",
+                  r"^profil: pid \d+ \(profiltest\.pg\): 0 samples lost \(.*\), "
+                  r"[1-9]\d* calls \(full arc table\)$"])
     files = gmon_files(m)
     host = export(m, sorted(files.values()))
+    # the bins given back to the kernel by sbrk: the samples are lost, in
+    # user and in kernel mode, and nothing is written where they were
+    m.run("rm " + " ".join(files.values()))
+    m.check(m.run("profiltest.pg sbrk 1000000"),
+            [r"^profiltest: sbrk: ok$", r"^profil: pid \d+ \(profiltest\.pg\): [1-9]\d* samples lost"])
+    sb = gmon_files(m)
+    sbhost = export(m, sorted(sb.values()))
     m.halt()
     got = {}
     for (prog, pid), path in sorted(files.items()):
@@ -274,3 +281,7 @@ def profil_limits(m):
         "leaf: %s calls recorded, %d lost, of 3000" % (f.get("leaf"), h["lost_arcs"])
     f = flat(gprof("profiltest.pg", off, "-p"))
     assert "unseen" not in f or f["unseen"][1] == 0, "moncontrol(0) let samples in: %s" % f
+    (path,) = sbhost.values()
+    h = header(path)[0]
+    # 1M loops in each mode at 597 kHz: thousands of samples, none kept
+    assert sum(bins(path)) == 0 and h["lost_bins"] > 1000, (sum(bins(path)), h)

@@ -45,6 +45,15 @@ int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset
 void moncontrol(int on);        /* gmon.c: stop (0) and restart profiling */
 int profdir(int dirfd);         /* gmon.c: write the gmon file into dirfd's directory */
 
+/* The TSC: under QEMU's -icount shift=0 a cycle is one guest instruction,
+ * which is what the benchmarks count. */
+static inline unsigned long long rdtsc(void)
+{
+	unsigned lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
 /* Helpers built on the calls above. */
 int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */
 unsigned sysstat_get(const char *key, unsigned dflt);  /* one number from /dev/sysstat */

@@ -6,7 +6,6 @@
 #include "stdio.h"
 #include "abi/gmon.h"
 
-#define HASH_MUL 0x9E3779B1u    /* Fibonacci hashing: the top bits mix all of the key */
 #define MINSLOTS 256
 #define TEXT_PER_SLOT 16        /* a call site is at least 5 bytes: room to spare */
 
@@ -17,21 +16,22 @@ static struct {
 	unsigned buflen, samplesize;
 	struct gmon_arctab *tab;
 	struct gmon_arc *arcs;
-	uint32_t mask, shift;
-	int on;                 /* arcs are being recorded */
+	int on;
 } g;
+
+/* mcount.S reads these two */
+struct gmon_arc *_gmon_arcs_on;         /* g.arcs while recording, else NULL */
+uint32_t _gmon_mask;                    /* nslots - 1 */
 
 void monstartup(void)
 {
 	unsigned text = (unsigned)(etext - (char *)USER_BASE);
 	unsigned samplesize = (text + 1) & ~1u;         /* scale 65536: a bin per 2 bytes */
-	unsigned nslots = MINSLOTS, bits = 8, off;
+	unsigned nslots = MINSLOTS, off;
 	char *brk;
 
-	while (nslots < text / TEXT_PER_SLOT) {
+	while (nslots < text / TEXT_PER_SLOT)
 		nslots <<= 1;
-		bits++;
-	}
 	off = GMON_ARCTAB_OFF(samplesize);
 	g.buflen = off + sizeof(struct gmon_arctab) + nslots * sizeof(struct gmon_arc);
 	brk = sbrk(0);
@@ -45,14 +45,14 @@ void monstartup(void)
 	g.arcs = (struct gmon_arc *)(g.tab + 1);
 	g.tab->nslots = nslots;
 	g.tab->maxarcs = nslots - nslots / 4;   /* never full: probes end */
-	g.mask = nslots - 1;
-	g.shift = 32 - bits;
+	_gmon_mask = nslots - 1;
 	if (profil(g.buf, g.buflen, samplesize, USER_BASE, GMON_SCALE_ONE, -1) < 0) {
 		fprintf(2, "gcrt0: profil: %s\n", strerror(errno));
 		g.buf = NULL;
 		return;
 	}
 	g.on = 1;
+	_gmon_arcs_on = g.arcs;
 }
 
 void moncontrol(int on)
@@ -61,22 +61,24 @@ void moncontrol(int on)
 		return;
 	profil(g.buf, g.buflen, g.samplesize, USER_BASE, on ? GMON_SCALE_ONE : 0, -1);
 	g.on = on != 0;
+	_gmon_arcs_on = on ? g.arcs : NULL;
 }
 
-/* One call from frompc into the function at selfpc. The table is a plain
- * hash: a hit is a hash, a compare of both words and an increment. */
+/* One call from frompc into the function at selfpc, when mcount.S did not
+ * find it in its first slot. The table is a plain hash on the two PCs' low
+ * bits (call sites are bytes apart, so they spread), probed linearly. */
 __attribute__((regparm(2))) void _mcount_arc(uint32_t frompc, uint32_t selfpc)
 {
-	struct gmon_arc *a;
+	struct gmon_arc *t = _gmon_arcs_on, *a;
 	uint32_t h;
 
-	if (!g.on)
+	if (!t)
 		return;
-	h = ((frompc ^ selfpc) * HASH_MUL) >> g.shift;
-	for (;; h = (h + 1) & g.mask) {
-		a = &g.arcs[h];
-		if (a->selfpc == selfpc && a->frompc == frompc) {
-			a->count += a->count != 0xFFFFFFFFu;    /* saturate */
+	for (h = (frompc ^ selfpc) & _gmon_mask;; h = (h + 1) & _gmon_mask) {
+		a = &t[h];
+		if (a->frompc == frompc && a->selfpc == selfpc) {
+			if (__builtin_expect(++a->count == 0, 0))
+				a->count--;     /* saturate */
 			return;
 		}
 		if (!a->count)
