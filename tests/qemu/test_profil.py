@@ -285,3 +285,39 @@ def profil_limits(m):
     h = header(path)[0]
     # 1M loops in each mode at 597 kHz: thousands of samples, none kept
     assert sum(bins(path)) == 0 and h["lost_bins"] > 1000, (sum(bins(path)), h)
+
+
+@test("profil_kprof_bad_gmon", timeout=60, qemu=False)
+def profil_kprof_bad_gmon(h):
+    """kprof gmon (the ASan+UBSan build) on damaged files: one "kprof: "
+    line and status 2 each, never a crash; a good file still reads."""
+    import tempfile
+    elf = build_path("user", "bin", "hotcold.pg")
+    good = HDR.pack(0x40000000, 0x40000010, HDR.size + 16, GMON["GMON_VERSION_BSD44"],
+                    1000, 0, 0, 0) + struct.pack("<8H", 0, 5, 0, 0, 0, 0, 0, 0) + \
+        struct.pack("<3I", 0x40000020, 0x40000000, 7)
+    bad = {
+        "empty": b"",
+        "short header": good[:20],
+        "old version": HDR.pack(0x40000000, 0x40000010, HDR.size + 16, 0x51878, 1000,
+                                0, 0, 0) + good[HDR.size:],
+        "bins past the end": good[:HDR.size + 8],
+        "odd arc tail": good + b"\x01\x02\x03",
+        "hpc below lpc": HDR.pack(0x40000010, 0x40000000, HDR.size + 16,
+                                  GMON["GMON_VERSION_BSD44"], 1000, 0, 0, 0) + good[HDR.size:],
+        "ncnt below the header": HDR.pack(0x40000000, 0x40000010, 4, GMON["GMON_VERSION_BSD44"],
+                                          1000, 0, 0, 0) + good[HDR.size:],
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in list(bad.items()) + [("good", good)]:
+            path = os.path.join(d, name.replace(" ", "_"))
+            open(path, "wb").write(data)
+            r = subprocess.run([build_path("kprof-asan"), "gmon", elf, path], capture_output=True,
+                               text=True, timeout=30)
+            h.text += "--- %s: status %d\n%s%s" % (name, r.returncode, r.stdout, r.stderr)
+            if name == "good":
+                assert r.returncode == 0, r.stderr
+                h.check(r.stdout, [r"^gmon: 5 samples at 1000 Hz, 1 arcs$"])
+            else:
+                assert r.returncode == 2 and re.match(r"^kprof: .+\n$", r.stderr), \
+                    "%s: status %d, stderr %r" % (name, r.returncode, r.stderr)
