@@ -138,6 +138,19 @@ static uint32_t span_of(uint32_t nbins, uint32_t scale)
 	return half >= 0x80000000u ? 0xFFFFFFFFu : (uint32_t)(2 * half);
 }
 
+/* The file's header, the kernel's own: from profil's arguments and the
+ * clock, never read back from the buffer (see include/abi/gmon.h). */
+static void header(const struct pstate *s, struct gmonhdr *h)
+{
+	*h = (struct gmonhdr){
+		.lpc = s->offset, .hpc = s->offset + s->span,
+		.ncnt = sizeof *h + s->samplesize, .version = GMON_VERSION_BSD44,
+		.profrate = (clock_hz_mhz() + 500) / 1000, .lost_bins = s->lost,
+	};
+	if (h->hpc < h->lpc)
+		h->hpc = 0xFFFFFFFFu;   /* the bins reach past the top */
+}
+
 /* profil(buf, buflen, samplesize, offset, scale, dirfd): the sixth
  * argument comes in %ebp (include/abi/syscall.h). */
 int sys_profil(SYSARGS)
@@ -178,19 +191,14 @@ int sys_profil(SYSARGS)
 	if (!s->set) {
 		if (!scale)
 			return 0;       /* nothing to turn off */
-		h = (struct gmonhdr){
-			.lpc = offset, .hpc = offset + span_of(samplesize / 2, scale),
-			.ncnt = sizeof h + samplesize, .version = GMON_VERSION_BSD44,
-			.profrate = (clock_hz_mhz() + 500) / 1000,
-		};
-		if (h.hpc < offset)
-			h.hpc = 0xFFFFFFFFu;
-		if (copyout(buf, &h, sizeof h) < 0)
-			return -EFAULT;
 		s->buf = buf, s->buflen = buflen, s->samplesize = samplesize;
-		s->scale0 = scale;
+		s->offset = offset, s->scale0 = scale;
 		s->bins = (uint16_t *)(buf + sizeof h);
 		s->span = span_of(samplesize / 2, scale);
+		/* the program may read what its file's header will say */
+		header(s, &h);
+		if (copyout(buf, &h, sizeof h) < 0)
+			return -EFAULT;
 		s->set = true;
 		if (nprofiling++ == 0)
 			prof_enable(&profil);
@@ -260,14 +268,7 @@ static void profil_exit(struct proc *p)
 	splx(x);
 	if (--nprofiling == 0)
 		prof_disable(&profil);
-	/* the kernel's header, not the buffer's (see include/abi/gmon.h) */
-	h = (struct gmonhdr){
-		.lpc = s->offset, .hpc = s->offset + s->span,
-		.ncnt = sizeof h + s->samplesize, .version = GMON_VERSION_BSD44,
-		.profrate = (clock_hz_mhz() + 500) / 1000, .lost_bins = s->lost,
-	};
-	if (h.hpc < h.lpc)
-		h.hpc = 0xFFFFFFFFu;
+	header(s, &h);
 	if (!s->dir[0])
 		vfs_mkdir(GMON_PROFDIR);        /* EEXIST is fine */
 	if (ksnprintf(path, sizeof path, "%s/gmon.%s.%d.out", s->dir[0] ? s->dir : GMON_PROFDIR,
