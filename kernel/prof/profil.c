@@ -18,6 +18,7 @@
 #include "elf.h"
 #include "file.h"
 #include "kalloc.h"
+#include "ktest.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
@@ -49,10 +50,16 @@ static void lose(struct pstate *s, uint32_t n)
 	s->lost = s->lost + n < s->lost ? 0xFFFFFFFFu : s->lost + n;
 }
 
+/* the bin of pc at d = pc - offset, both divisions rounding down */
+static inline uint32_t bin_index(uint32_t d, uint32_t scale)
+{
+	return (uint32_t)(((uint64_t)(d >> 1) * scale) >> 16);
+}
+
 /* the bin of pc, given d = pc - offset < span */
 static inline uint16_t *bin_of(const struct pstate *s, uint32_t d)
 {
-	return s->bins + (uint32_t)(((uint64_t)(d >> 1) * s->scale) >> 16);
+	return s->bins + bin_index(d, s->scale);
 }
 
 /* a bin at its limit: it stays at GMON_BIN_MAX, the rest is lost */
@@ -289,6 +296,31 @@ static void profil_exit(struct proc *p)
 			"%u calls (full arc table)\n",
 			p->pid, p->name, h.lost_bins, h.lost_arcs);
 	s->set = false;
+}
+
+/* In-kernel test of the bin arithmetic: the formula's rounding on the
+ * README's examples, and that span_of() gives every PC below the span a
+ * bin (the last PC the last bin) and none at the span, for any scale:
+ * the tick writes wherever bin_index() points. */
+void ktest_profil_bins(void)
+{
+	static const uint32_t nbins[] = { 1, 2, 3, 1000, 32767, 65535, 1u << 20, 1u << 30 };
+	static const uint32_t scales[] = { 1, 2, 3, 100, 16384, 32768, 65535, GMON_SCALE_ONE };
+
+	CHECK(bin_index(0, 65536) == 0 && bin_index(1, 65536) == 0 && bin_index(2, 65536) == 1);
+	CHECK(bin_index(3, 32768) == 0 && bin_index(4, 32768) == 1);
+	CHECK(bin_index(7, 16384) == 0 && bin_index(8, 16384) == 1);
+	CHECK(bin_index(0xFFFFFFFFu, 1) == 0x7FFF);
+	for (unsigned i = 0; i < NELEM(nbins); i++)
+		for (unsigned j = 0; j < NELEM(scales); j++) {
+			uint32_t span = span_of(nbins[i], scales[j]);
+			CHECK(span > 0 && bin_index(span - 1, scales[j]) < nbins[i]);
+			/* bins for more than 4 GiB of PCs: the span stops at the top */
+			if (span == 0xFFFFFFFFu)
+				continue;
+			CHECK(bin_index(span - 1, scales[j]) == nbins[i] - 1);
+			CHECK(bin_index(span, scales[j]) >= nbins[i]);
+		}
 }
 
 static struct prof_engine profil = {
