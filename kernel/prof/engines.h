@@ -8,5 +8,6 @@
 void kprof_init(uint32_t res);          /* devkprof.c */
 void example_init(bool on);             /* example.c */
 void testeng_init(void);                /* testeng.c: /dev/proftest */
+void profil_init(void);                 /* profil.c: profil(2) */
 
 #endif

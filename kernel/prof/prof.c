@@ -181,6 +181,7 @@ void prof_init(const struct bootcfg *cfg)
 {
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
+	profil_init();
 	if (cfg->prof_test)
 		testeng_init();
 }

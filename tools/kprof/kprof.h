@@ -255,4 +255,8 @@ struct writer {
 extern const struct writer *const writers[];     /* NULL-terminated */
 const struct writer *writer_named(const char *name);
 
+/* ---- gmon.c: `kprof gmon PROG.elf FILE`, a profil(2) gmon file ---- */
+
+int gmon_main(int argc, char **argv);
+
 #endif

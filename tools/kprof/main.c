@@ -142,6 +142,9 @@ int main(int argc, char **argv)
 	char warning[1024] = "";
 	int status = 2;
 
+	/* profil(2)'s gmon files: a reader of their own (gmon.c) */
+	if (argc > 1 && strcmp(argv[1], "gmon") == 0)
+		return gmon_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
 	/* the ELFs first: a wrong kernel is the likelier mistake */
