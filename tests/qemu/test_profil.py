@@ -76,6 +76,20 @@ def kprof_gmon(prog, gmon):
     return r.stdout, rows
 
 
+def check_reader(prog, gmon):
+    """The pipeline's gmon reader (kprof PROG FILE, the report every dump
+    gets) charges each function what kprof gmon does."""
+    r = subprocess.run([build_path("kprof"), build_path("user", "bin", prog), gmon],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, "kprof %s: %s" % (prog, r.stderr.strip())
+    assert re.search(r"^clock\s+[\d.]+ Hz  \(gmon\)$", r.stdout, re.M), r.stdout
+    report = {sym: int(n) for n, sym in
+              re.findall(r"^\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\S+)$", r.stdout, re.M)}
+    _text, rows = kprof_gmon(prog, gmon)
+    flat_rows = {name: s for name, (s, _c) in rows.items() if s and not name.startswith("(")}
+    assert report == flat_rows, "report %s, kprof gmon %s" % (report, flat_rows)
+
+
 def header(path):
     data = open(path, "rb").read()
     h = HDR.unpack_from(data)
@@ -175,6 +189,8 @@ def profil_gprof(m):
     check_calls("calls.pg", got["calls.pg"])
     check_shares("hotcold.pg", got["hotcold.pg"], {"hot": 60, "warm": 30, "cold": 10})
     m.text += "\n--- kprof gmon hotcold.pg ---\n" + check_kprof_agrees("hotcold.pg", got["hotcold.pg"])
+    check_reader("hotcold.pg", got["hotcold.pg"])
+    check_reader("calls.pg", got["calls.pg"])
     # kwork.pg spends nearly all its time inside the kwork system call: with
     # system time charged to the PC it returns to, its libc stub holds it;
     # without, the profile would be nearly empty

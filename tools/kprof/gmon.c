@@ -1,23 +1,13 @@
-/* gmon.c: `kprof gmon PROG.elf FILE` reads a gmon file that profil(2)
- * wrote (the 4.4BSD layout of include/abi/gmon.h) and prints a flat
- * profile over the program's functions: the same samples per function
- * GNU gprof finds, since each bin is charged to the symbol holding its
- * first byte and the bins are 2 bytes, never split between functions. */
+/* gmon.c: `kprof gmon PROG.elf FILE` prints a gmon file's flat profile
+ * with each function's calls from its arcs (rd_gmon.c parses the file):
+ * the same samples per function GNU gprof finds, since each bin is charged
+ * to the symbol holding its first byte and the bins are 2 bytes, never
+ * split between functions. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kprof.h"
 #include "abi/gmon.h"
-
-#define GMON_MAX (64u << 20)    /* larger than any file the guest can write */
-
-struct gmon {
-	struct gmonhdr h;
-	const unsigned char *bins;      /* nbins little-endian uint16 */
-	size_t nbins;
-	const unsigned char *arcs;      /* narcs struct gmon_arc */
-	size_t narcs;
-};
 
 struct grow {                   /* a row of the flat profile */
 	const struct ksym *sym;
@@ -27,40 +17,6 @@ struct grow {                   /* a row of the flat profile */
 static uint32_t le32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Checks the header against the file's size; fills g. */
-static int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *name)
-{
-	uint32_t *w = (uint32_t *)&g->h;
-
-	if (len < sizeof g->h) {
-		kp_error("%s: %zu bytes, too short for a gmon header", name, len);
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof g->h / 4; i++)
-		w[i] = le32(d + 4 * i);
-	if (g->h.version != GMON_VERSION_BSD44) {
-		kp_error("%s: version 0x%08x, not a 4.4BSD gmon file (0x%08x)", name,
-			 g->h.version, GMON_VERSION_BSD44);
-		return -1;
-	}
-	if (g->h.ncnt < sizeof g->h || g->h.ncnt > len || (g->h.ncnt - sizeof g->h) % 2 ||
-	    g->h.hpc <= g->h.lpc || g->h.profrate == 0) {
-		kp_error("%s: bad header (lpc 0x%x hpc 0x%x ncnt %u rate %u) for a file of %zu bytes",
-			 name, g->h.lpc, g->h.hpc, g->h.ncnt, g->h.profrate, len);
-		return -1;
-	}
-	if ((len - g->h.ncnt) % sizeof(struct gmon_arc)) {
-		kp_error("%s: %zu bytes after the bins, not a whole number of arcs", name,
-			 len - g->h.ncnt);
-		return -1;
-	}
-	g->bins = d + sizeof g->h;
-	g->nbins = (g->h.ncnt - sizeof g->h) / 2;
-	g->arcs = d + g->h.ncnt;
-	g->narcs = (len - g->h.ncnt) / sizeof(struct gmon_arc);
-	return 0;
 }
 
 /* the symbol libdwfl names for addr (the symbolizer's ranges); NULL for none */
@@ -86,7 +42,6 @@ static void flat(FILE *out, const struct gmon *g, const struct kelf *ke)
 {
 	struct grow *rows = kp_calloc(ke->nsyms, sizeof *rows);
 	uint64_t total = 0, unknown = 0, calls_unknown = 0;
-	uint64_t span = (uint64_t)g->h.hpc - g->h.lpc;
 	size_t n = 0;
 
 	for (size_t i = 0; i < ke->nsyms; i++)
@@ -97,8 +52,7 @@ static void flat(FILE *out, const struct gmon *g, const struct kelf *ke)
 		if (!c)
 			continue;
 		total += c;
-		/* the bin's first byte, as gprof spreads the bins over [lpc, hpc) */
-		s = sym_at(ke, g->h.lpc + (uint32_t)(span * i / g->nbins));
+		s = sym_at(ke, (uint32_t)gmon_bin_addr(g, i));
 		if (s)
 			rows[s - ke->syms].samples += c;
 		else
@@ -144,7 +98,7 @@ int gmon_main(int argc, char **argv)
 		fprintf(stderr, "kprof: usage: kprof gmon PROG.elf GMONFILE\n");
 		return 2;
 	}
-	if (kelf_open(&ke, argv[1], 0) < 0 || kp_readfile(argv[2], GMON_MAX, &data, &len) < 0 ||
+	if (kelf_open(&ke, argv[1], 0) < 0 || kp_readfile(argv[2], GMON_MAX_BYTES, &data, &len) < 0 ||
 	    gmon_parse(&g, data, len, argv[2]) < 0) {
 		fprintf(stderr, "kprof: %s\n", kp_lasterror());
 		goto out;
