@@ -108,10 +108,11 @@ static __attribute__((noinline, cold)) void lost_bin(struct pstate *s, uint32_t 
 /* A user-mode tick: the process is not in the kernel, so its break is
  * what is mapped: every page below it, and the stack. A bin in heap the
  * program has given back since profil() is lost, not written. */
+__attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
 static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;
-	uint32_t d;
+	uint32_t d, brk;
 	uint16_t *b;
 
 	if (!prof_user(flags)) {
@@ -119,13 +120,15 @@ static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t fl
 		return;
 	}
 	s = p->prof->slot[profil.id];
+	brk = p->brk;
 	if (!s || (d = pc - s->offset) >= s->span)
 		return;
-	b = bin_of(s, d);
-	if (__builtin_expect((uint32_t)b >= p->brk, 0) && (uint32_t)b < USER_TOP - USER_STACK_SIZE)
-		lost_bin(s, prof_weight(flags));
+	/* gcrt0's scale, one bin per 2 bytes, needs no multiply */
+	b = s->scale == GMON_SCALE_ONE ? s->bins + (d >> 1) : bin_of(s, d);
+	if (__builtin_expect((uint32_t)b >= brk, 0) && (uint32_t)b < USER_TOP - USER_STACK_SIZE)
+		lost_bin(s, flags);     /* a user tick's flags are its weight */
 	else
-		add(s, b, prof_weight(flags));
+		add(s, b, flags);
 }
 
 /* Only a program with gcrt0's note may call profil(); the others get EPERM. */
