@@ -16,8 +16,8 @@
  * calls only engines still marked live. */
 #include "clock.h"
 #include "prof/prof.h"
+#include "abi/clock.h"
 #include "abi/errno.h"
-#include "abi/kprof.h"
 #include "cmdline.h"
 #include "lib.h"
 #include "proc.h"

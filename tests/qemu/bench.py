@@ -22,7 +22,7 @@ CALLS = 200000          # tickcost -c calls: the mcount measurement
 RATES = [1000, 10000, 100000]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import header_defines  # noqa: E402
-PIT_MAX = header_defines("kprof.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
+PIT_MAX = header_defines("clock.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
 
 
 def progress(msg):
