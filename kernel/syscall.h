@@ -44,4 +44,7 @@ int sys_unlink(uint32_t upath);
 /* kwork.c */
 int sys_kwork(uint32_t mode, uint32_t n);
 
+/* prof/dosprof_call.c: OS/2's DosProfile; returns OS/2's codes */
+int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret);
+
 #endif

@@ -32,7 +32,8 @@
 #define SYS_halt     20   /* halt(int code): power the machine off   -> no return */
 #define SYS_uptime   21   /* uptime()                                -> PIT ticks since boot */
 #define SYS_kwork    22   /* kwork(int mode, unsigned n): kernel workload (KWORK_*) -> result */
-#define NSYSCALL     23   /* one past the highest number */
+#define SYS_DosProfile 24 /* DosProfile(func, pid, PRFCMD *, PRFRET *) -> OS/2 code (abi/dosprof.h) */
+#define NSYSCALL     25   /* one past the highest number */
 
 /* spawn: the fd map gives, for child fd 0, 1 and 2, the parent's fd to copy
  * (or -1 to leave it closed). A NULL map copies the parent's 0, 1 and 2. */

@@ -78,6 +78,12 @@ int mkdir(const char *path) { return SYS1(SYS_mkdir, path); }
 int unlink(const char *path) { return SYS1(SYS_unlink, path); }
 int kwork(int mode, unsigned n) { return SYS2(SYS_kwork, mode, n); }
 
+/* OS/2's codes are the result itself, never errno */
+unsigned DosProfile(unsigned func, unsigned pid, PRFCMD *cmd, PRFRET *ret)
+{
+	return (unsigned)usyscall(SYS_DosProfile, func, pid, U(cmd), U(ret), 0);
+}
+
 /* Ticks are not an error code: the raw value, wrap-around included. */
 unsigned uptime(void) { return (unsigned)usyscall(SYS_uptime, 0, 0, 0, 0, 0); }
 
