@@ -2,7 +2,7 @@
 # Adding a program: write user/NAME.c and add NAME to USER_PROGS below.
 # A program made of several files also gets one line like the usertests one.
 
-USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
+USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm dosprof dpwork dptest \
 	hog usertests tickcost put
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
@@ -18,6 +18,7 @@ USER_CRT0 := $(BUILD)/user/lib/crt0.o
 $(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o
 $(BUILD)/user/bin/usertests: $(BUILD)/user/usertests_mem.o $(BUILD)/user/usertests_fs.o \
 	$(BUILD)/user/usertests_proc.o
+$(BUILD)/user/bin/dpwork $(BUILD)/user/bin/dptest: $(BUILD)/user/dppages.o
 
 # Our own headers only: -nostdinc keeps the host's libc headers out, while
 # gcc's freestanding <stdint.h>, <stdarg.h>, <stddef.h> stay available.

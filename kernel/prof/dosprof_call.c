@@ -140,7 +140,8 @@ static int init(uint32_t pid, uint32_t ucmd)
 	hi = kernel ? KERN_TOP : USER_TOP;
 	for (uint32_t i = 0; i < cmd.cm_nslots; i++) {
 		uint32_t m = sl[i].sl_mode & PRF_VAMASK;
-		if (sl[i].sl_size == 0 || sl[i].sl_vaddr < lo || sl[i].sl_size > hi - sl[i].sl_vaddr)
+		if (sl[i].sl_size == 0 || sl[i].sl_vaddr < lo || sl[i].sl_vaddr >= hi ||
+		    sl[i].sl_size > hi - sl[i].sl_vaddr)
 			return ERROR_INVALID_PARAMETER;
 		if (m == PRF_VAMASK)
 			return ERROR_INVALID_PARAMETER;
