@@ -281,8 +281,8 @@ static int report(unsigned pid, struct dpdump_module *mod, unsigned nslots)
 	for (unsigned s = 0; s < r1->r1_nslots; s++) {
 		PRFVA *v = &r1->r1_slots[s];
 		pct(v->va_cnt, samples, p);
-		printf("slot %u 0x%08x 0x%x %s count %u %s\n", s, v->va_vaddr, v->va_size,
-		       modename(v->va_flags & PRF_VAMASK), v->va_cnt, p);
+		printf("slot %u 0x%08x 0x%x %s %u %s\n", s, v->va_vaddr, v->va_size,
+		       modename(v->va_reserved), v->va_cnt, p);
 	}
 	if (r2)
 		top_hits(r2, samples);
@@ -294,7 +294,7 @@ static int report(unsigned pid, struct dpdump_module *mod, unsigned nslots)
 		return 1;
 	}
 	for (unsigned s = 0; s < r1->r1_nslots; s++)
-		nrec += (r1->r1_slots[s].va_flags & PRF_VAMASK) == PRF_VADETAIL;
+		nrec += r1->r1_slots[s].va_reserved == PRF_VADETAIL;
 	memset(&h, 0, sizeof h);
 	h.magic = DPDUMP_MAGIC;
 	memcpy(h.engine, DPDUMP_ENGINE, sizeof DPDUMP_ENGINE);
@@ -312,7 +312,7 @@ static int report(unsigned pid, struct dpdump_module *mod, unsigned nslots)
 	for (unsigned s = 0; s < r1->r1_nslots; s++) {
 		PRFVA *v = &r1->r1_slots[s];
 		PRFRET3 *r3;
-		if ((v->va_flags & PRF_VAMASK) != PRF_VADETAIL)
+		if (v->va_reserved != PRF_VADETAIL)
 			continue;
 		r3 = dump(pid, PRF_RET_VADETAIL, v->va_vaddr, &len);
 		put_rec(fd, PRF_RET_VADETAIL, v->va_vaddr, r3, len);
@@ -400,9 +400,12 @@ int main(int argc, char **argv)
 		o.nr = 1;
 	}
 	for (int r = 0; r < o.nr; r++) {
-		uint32_t part = (o.r[r].size + o.nsplit - 1) / o.nsplit;
-		for (uint32_t off = 0; off < o.r[r].size && nslots < PRF_MAXSLOTS; off += part) {
-			slots[nslots] = (PRFSLOT){ o.r[r].start + off, min_u(part, o.r[r].size - off),
+		/* N slots of about size / N bytes each, or of a byte each */
+		uint32_t n = min_u(o.nsplit, o.r[r].size);
+		for (uint32_t k = 0; k < n && nslots < PRF_MAXSLOTS; k++) {
+			uint32_t from = (uint64_t)o.r[r].size * k / n;
+			uint32_t to = (uint64_t)o.r[r].size * (k + 1) / n;
+			slots[nslots] = (PRFSLOT){ o.r[r].start + from, to - from,
 						   o.mode == PRF_VATOTAL ? 0 : o.mode == PRF_VAHIT ?
 						   PRF_VAHIT : PRF_SL_CMFLAGS };
 			nslots++;

@@ -277,6 +277,7 @@ static void t_modes(void)
 	share(v[1].va_cnt, tot, 300, 40, __LINE__);
 	share(v[2].va_cnt, tot, 200, 40, __LINE__);
 	EQ(v[0].va_flags, PRF_VATOTAL);
+	EQ(v[0].va_reserved, PRF_VATOTAL);
 	EQ(g.r0_vm86 + g.r0_shrmem, 0);
 	EQ(g.r0_nstruc1, 3);
 	EQ(g.r0_nstruc2, 1);
@@ -285,6 +286,7 @@ static void t_modes(void)
 	g = global(p[1]);
 	v = slots(p[1]);
 	EQ(v[0].va_flags, PRF_VATOTAL | PRF_VAHIT);
+	EQ(v[0].va_reserved, PRF_VAHIT);
 	EQ(g.r0_nhitbufs, 65536 / 4);
 	EQ(g.r0_hitbufcnt, v[0].va_cnt);
 	r = (PRFRET){ PRF_RET_VAHITS, 0, 0, sizeof buf, buf };
@@ -304,6 +306,7 @@ static void t_modes(void)
 	v = slots(p[2]);
 	EQ(g.r0_shift, 12);
 	EQ(v[0].va_flags, PRF_VATOTAL | PRF_VADETAIL);
+	EQ(v[0].va_reserved, PRF_VADETAIL);
 	r = (PRFRET){ PRF_RET_VADETAIL, 0, b + 5, sizeof buf, buf };
 	EQ(dp(PRF_CM_DUMP, p[2], NULL, &r), NO_ERROR);
 	EQ(buf[0], PGSIZE);

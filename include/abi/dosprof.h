@@ -94,7 +94,7 @@ typedef struct __attribute__((packed)) {
 	uint32_t va_vaddr;
 	uint32_t va_size;
 	uint32_t va_flags;              /* PRF_VATOTAL (va_cnt valid) | the slot's mode */
-	uint32_t va_reserved;
+	uint32_t va_reserved;           /* the mode alone: PRF_VADETAIL, _VAHIT or _VATOTAL */
 	uint32_t va_cnt;
 } PRFVA;
 

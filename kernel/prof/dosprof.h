@@ -19,7 +19,6 @@ struct dpslot {                 /* in address order */
 	uint32_t count;                 /* va_cnt */
 	uint32_t cbase;                 /* detailed: counter index of address 0 >> shift */
 	uint32_t order;                 /* its place in the caller's array */
-	uint32_t sl_mode;               /* as given */
 };
 
 struct dpsess {

@@ -197,7 +197,7 @@ static int init(uint32_t pid, uint32_t ucmd)
 		const PRFSLOT *in = &sl[order[i]];
 		struct dpslot *d = &s->slot[i];
 		*d = (struct dpslot){ .start = in->sl_vaddr, .size = in->sl_size,
-			.mode = mode[order[i]], .order = order[i], .sl_mode = in->sl_mode };
+			.mode = mode[order[i]], .order = order[i] };
 		if (d->mode == PRF_VADETAIL) {
 			d->cbase = base - (d->start >> shift);
 			base += ((d->start + (uint64_t)d->size - 1) >> shift) - (d->start >> shift) + 1;
@@ -287,7 +287,7 @@ static int dump(struct dpsess *s, uint32_t uret)
 		for (uint32_t i = 0; i < s->nslots; i++) {
 			const struct dpslot *d = &s->slot[i];
 			r1->r1_slots[d->order] = (PRFVA){ d->start, d->size, PRF_VATOTAL | d->mode,
-							  d->sl_mode, d->count };
+							  d->mode, d->count };
 		}
 		body = r1;
 		len = sizeof *r1 + s->nslots * sizeof(PRFVA);
