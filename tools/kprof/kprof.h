@@ -164,4 +164,8 @@ int report(FILE *out, const struct ropts *ro, struct kelf *ke, const struct kpin
 int export_readprofile(const char *dir, const struct kelf *ke, const struct kpdata *kd,
 		       const struct profile *p);
 
+/* ---- dosprof.c: kprof dosprof ELF DUMP, the DosProfile reader ---- */
+
+int dosprof_main(int argc, char **argv);
+
 #endif

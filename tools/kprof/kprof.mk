@@ -10,7 +10,7 @@
 
 KPROF_SRC  := tools/kprof
 KPROF_OBJ  := $(BUILD)/tools/kprof
-KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export
+KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export dosprof
 KPROF_TESTS := test_main test_util test_parse test_cli test_export
 
 KPROF_PKGS   := libelf libdw capstone

@@ -131,6 +131,8 @@ int main(int argc, char **argv)
 	char *kpinfo = NULL, warning[1024] = "";
 	int status = 2;
 
+	if (argc > 1 && strcmp(argv[1], "dosprof") == 0)
+		return dosprof_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
 	if (kelf_open(&ke, o.elf) < 0 || kpdata_read(&kd, o.kpdata) < 0)
