@@ -9,6 +9,7 @@
 unsigned dp_page_a(unsigned n);
 unsigned dp_page_b(unsigned n);
 unsigned dp_page_c(unsigned n);
+void dp_pages_end(void);
 /* LETTERS:ROUNDS: ROUNDS times, each letter's function once; -1 if bad */
 int dppages_run(const char *spec);
 /* dpwork's command line (dpwork.c); children run self [word] SPEC... */

@@ -28,107 +28,143 @@
 
 struct dpsess dp_sess[PRF_MAXSESSIONS];
 volatile uint32_t dp_running;
+/* the running sessions, for the tick: a list, not the bits, so it walks
+ * pointers and never computes an address */
+static struct dpsess *live[PRF_MAXSESSIONS];
+static uint32_t nlive;
 /* per process slot: the sessions that profile it */
 static uint32_t pmask[NPROC];
 static int nsessions;
 static uint32_t timval_now, hz_before;
 static struct prof_engine dosprof;
 
-int dp_lookup(const struct dpsess *s, uint32_t pc)
+/* the last of bucket b's candidates that starts at or below pc */
+uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc)
 {
-	uint32_t off = pc - s->lo, b, k, last;
+	uint32_t k = s->bucket[b] & 0xFF, last = s->lastk[b];
 
-	if (off >= s->span)
-		return -1;
-	b = off >> s->bshift;
-	k = s->bucket[b];
-	last = s->bucket[b + 1];
-	/* the last slot in [k, last] that starts at or below pc */
 	while (k < last) {
 		uint32_t mid = (k + last + 1) / 2;
-		if (s->slot[mid].start <= pc)
+		if (s->start[mid] <= pc)
 			k = mid;
 		else
 			last = mid - 1;
 	}
-	return pc - s->slot[k].start < s->slot[k].size ? (int)k : -1;
+	return k;
 }
 
-static void record(struct dpsess *s, struct dpslot *sl, uint32_t pc, uint32_t w)
+/* a hit for a full table: OS/2's stops, PRF_WRAP's ring overwrites */
+static __attribute__((noinline)) void hit_full(struct dpsess *s, uint32_t pc)
 {
-	prof_add_sat(&sl->count, w, &s->lost);
-	if (sl->mode == PRF_VATOTAL)
+	if (s->flags & PRF_WRAP) {
+		/* the oldest entry goes, at hithead */
+		s->hits[s->hithead] = pc;
+		if (++s->hithead == s->nhits)
+			s->hithead = 0;
+		prof_add_sat(&s->overwritten, 1, &s->lost);
+	} else {
+		s->lost++;
+	}
+}
+
+/* a sample in slot k, in the slot's mode */
+static inline void record(struct dpsess *s, int k, uint32_t pc, uint32_t w)
+{
+	uint32_t mode = s->mode[k];
+
+	prof_add_sat(&s->count[k], w, &s->lost);
+	if (mode == PRF_VATOTAL)
 		return;
-	if (sl->mode == PRF_VADETAIL) {
-		prof_add_sat(&s->cnts[sl->cbase + (pc >> s->shift)], w, &s->lost);
+	if (mode == PRF_VADETAIL) {
+		prof_add_sat(&s->cnts[s->cbase[k] + (pc >> s->shift)], w, &s->lost);
 		return;
 	}
 	if (s->hitcnt < s->nhits) {
 		s->hits[s->hitcnt++] = pc;
 		if (s->hitcnt == s->nhits)
 			s->flags |= PRFS_HITOVFL;
-	} else if (s->flags & PRF_WRAP) {
-		/* a ring: the oldest entry goes, at hithead */
-		s->hits[s->hithead] = pc;
-		if (++s->hithead == s->nhits)
-			s->hithead = 0;
-		prof_add_sat(&s->overwritten, 1, &s->lost);
-	} else {
-		s->lost++;              /* OS/2's table stops when full */
+		return;
 	}
+	hit_full(s, pc);
+}
+
+/* The divider counts clock interrupts down through the bytes, from the
+ * last to the first, and lets a tick sample when one reaches 0. */
+static __attribute__((noinline)) bool divide(struct dpsess *s)
+{
+	if (--s->left)
+		return false;
+	s->fi = s->fi ? s->fi - 1 : s->nflgs - 1;
+	s->left = s->flg[s->fi];
+	return true;
+}
+
+/* the counter a tick goes to, or NULL when it is not the target's; *k is
+ * the slot when the counter is a slot's */
+static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags, int *k)
+{
+	if (!p)
+		return &s->idle;
+	if (s->kernel) {
+		if (prof_user(flags))
+			return &s->unknown;
+		return (*k = dp_lookup(s, pc)) < 0 ? &s->kern : &s->count[*k];
+	}
+	/* the target itself, or (MT) a process it spawned (never a kernel
+	 * session's, whose proc stays NULL) */
+	if (p != s->proc) {
+		if (!(pmask[p - procs] & s->bit))
+			return NULL;
+		s->proc = p;            /* the next tick is likely to find it again */
+	}
+	if (!prof_user(flags))
+		return &s->kern;
+	return (*k = dp_lookup(s, pc)) < 0 ? &s->unknown : &s->count[*k];
 }
 
 static inline void tick(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags)
 {
-	uint32_t w = prof_weight(flags);
-	int k;
+	uint32_t *c;
+	int k = -1;
 
 	s->nticks++;
-	if (s->nflgs) {
-		/* the divider counts clock interrupts down through the bytes,
-		 * from the last to the first, and samples when one reaches 0 */
-		if (--s->left)
-			return;
-		s->fi = s->fi ? s->fi - 1 : s->nflgs - 1;
-		s->left = s->flg[s->fi];
-	}
-	if (!p) {
-		prof_add_sat(&s->idle, w, &s->lost);
+	if (s->nflgs && !divide(s))
 		return;
-	}
-	if (s->kernel) {
-		if (prof_user(flags)) {
-			prof_add_sat(&s->unknown, w, &s->lost);
-			return;
-		}
-		if ((k = dp_lookup(s, pc)) < 0) {
-			prof_add_sat(&s->kern, w, &s->lost);
-			return;
-		}
-	} else {
-		if (!(pmask[p - procs] & s->bit))
-			return;
-		if (!prof_user(flags)) {
-			prof_add_sat(&s->kern, w, &s->lost);
-			return;
-		}
-		if ((k = dp_lookup(s, pc)) < 0) {
-			prof_add_sat(&s->unknown, w, &s->lost);
-			return;
-		}
-	}
-	record(s, &s->slot[k], pc, w);
+	if (!(c = where(s, pc, p, flags, &k)))
+		return;
+	if (k >= 0)
+		record(s, k, pc, prof_weight(flags));
+	else
+		prof_add_sat(c, prof_weight(flags), &s->lost);
 }
 
+static __attribute__((noinline)) void sample_all(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	for (uint32_t i = 0; i < nlive; i++)
+		tick(live[i], pc, p, flags);
+}
+
+/* The common case first: one session, a process's, and the tick caught
+ * (one of) its process(es) in user mode. Everything else takes the
+ * general path. */
 static void ARCH_FASTCALL dp_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	uint32_t m = dp_running;
+	struct dpsess *s = live[0];
+	int k;
 
-	while (m) {
-		struct dpsess *s = &dp_sess[__builtin_ctz(m)];
-		m &= m - 1;
-		tick(s, pc, p, flags);
+	/* a kernel session's proc stays NULL, and p is NULL only in the idle
+	 * loop, in kernel mode: neither passes */
+	if (__builtin_expect(nlive != 1 || p != s->proc || !prof_user(flags), 0)) {
+		sample_all(pc, p, flags);
+		return;
 	}
+	s->nticks++;
+	if (s->nflgs && !divide(s))
+		return;
+	if ((k = dp_lookup(s, pc)) < 0)
+		prof_add_sat(&s->unknown, prof_weight(flags), &s->lost);
+	else
+		record(s, k, pc, prof_weight(flags));
 }
 
 /* A process spawned by one that a PRF_PROCESS_MT session follows joins
@@ -154,10 +190,14 @@ static void dp_spawn(struct proc *p, const struct elf_image *img)
 static void dp_exit(struct proc *p)
 {
 	pmask[p - procs] = 0;
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		if (dp_sess[i].proc == p)
+			dp_sess[i].proc = NULL;
 }
 
 void dp_follow(struct dpsess *s, struct proc *p)
 {
+	s->proc = p;
 	pmask[p - procs] |= s->bit;
 	s->nprocs++;
 }
@@ -178,6 +218,10 @@ void dp_set_running(struct dpsess *s, bool on)
 		dp_running |= s->bit;
 	else
 		dp_running &= ~s->bit;
+	nlive = 0;
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		if (dp_running & dp_sess[i].bit)
+			live[nlive++] = &dp_sess[i];
 	if (dp_running)
 		prof_resume(&dosprof);
 	else
@@ -272,7 +316,7 @@ static int dpt_write(int id, struct file *f, const void *buf, uint32_t n, uint32
 	r = splhi();
 	s->idle = s->kern = s->unknown = v;
 	for (uint32_t i = 0; i < s->nslots; i++)
-		s->slot[i].count = v;
+		s->count[i] = v;
 	for (uint32_t i = 0; i < s->ncnts; i++)
 		s->cnts[i] = v;
 	splx(r);

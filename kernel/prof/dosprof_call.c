@@ -68,21 +68,29 @@ static void free_bufs(struct dpsess *s)
 	s->hits = s->cnts = NULL;
 }
 
-/* the index over the sorted slots: bucket b's first candidate */
+/* the index over the sorted slots: each bucket's candidates are the
+ * slots from the first that ends after the bucket starts to the first
+ * that ends after it ends */
 static void build_index(struct dpsess *s)
 {
-	uint32_t j = 0;
+	uint32_t j = 0, last = 0;
 
-	s->lo = s->slot[0].start;
-	s->span = s->slot[s->nslots - 1].start + s->slot[s->nslots - 1].size - s->lo;
+	s->lo = s->start[0];
+	s->span = s->start[s->nslots - 1] + s->size[s->nslots - 1] - s->lo;
 	s->bshift = 0;
 	while (((s->span - 1) >> s->bshift) >= DP_NBUCKETS)
 		s->bshift++;
-	for (uint32_t b = 0; b <= DP_NBUCKETS; b++) {
+	for (uint32_t b = 0; b < DP_NBUCKETS; b++) {
 		uint64_t at = s->lo + ((uint64_t)b << s->bshift);
-		while (j < s->nslots && s->slot[j].start + (uint64_t)s->slot[j].size <= at)
+		uint64_t end = at + (1ull << s->bshift);
+		while (j < s->nslots && s->start[j] + (uint64_t)s->size[j] <= at)
 			j++;
-		s->bucket[b] = MIN(j, s->nslots - 1);
+		j = MIN(j, s->nslots - 1);
+		last = MAX(last, j);
+		while (last + 1 < s->nslots && s->start[last + 1] < end)
+			last++;
+		s->bucket[b] = j | (last == j ? 0 : last == j + 1 ? DP_TWO : DP_MANY);
+		s->lastk[b] = last;
 	}
 }
 
@@ -195,12 +203,15 @@ static int init(uint32_t pid, uint32_t ucmd)
 	s->nslots = cmd.cm_nslots;
 	for (uint32_t i = 0, base = 0; i < s->nslots; i++) {
 		const PRFSLOT *in = &sl[order[i]];
-		struct dpslot *d = &s->slot[i];
-		*d = (struct dpslot){ .start = in->sl_vaddr, .size = in->sl_size,
-			.mode = mode[order[i]], .order = order[i] };
-		if (d->mode == PRF_VADETAIL) {
-			d->cbase = base - (d->start >> shift);
-			base += ((d->start + (uint64_t)d->size - 1) >> shift) - (d->start >> shift) + 1;
+		s->start[i] = in->sl_vaddr;
+		s->size[i] = in->sl_size;
+		s->mode[i] = mode[order[i]];
+		s->order[i] = order[i];
+		s->count[i] = 0;
+		if (s->mode[i] == PRF_VADETAIL) {
+			s->cbase[i] = base - (in->sl_vaddr >> shift);
+			base += ((in->sl_vaddr + (uint64_t)in->sl_size - 1) >> shift) -
+				(in->sl_vaddr >> shift) + 1;
 		}
 	}
 	build_index(s);
@@ -216,6 +227,7 @@ static int init(uint32_t pid, uint32_t ucmd)
 	restart_divider(s);
 	s->timval = timval;
 	s->nprocs = 0;
+	s->proc = NULL;
 	s->flags = cmd.cm_flags;
 	if (!kernel && (cmd.cm_flags & PRF_TARGETMASK) == PRF_PROCESS_MT)
 		s->flags |= PRFS_THRDS;
@@ -240,7 +252,7 @@ static void clear(struct dpsess *s)
 	s->hitcnt = s->hithead = s->overwritten = 0;
 	s->flags &= ~PRFS_HITOVFL;
 	for (uint32_t i = 0; i < s->nslots; i++)
-		s->slot[i].count = 0;
+		s->count[i] = 0;
 	if (s->cnts)
 		memset(s->cnts, 0, s->ncnts * 4);
 	restart_divider(s);
@@ -285,9 +297,8 @@ static int dump(struct dpsess *s, uint32_t uret)
 		PRFRET1 *r1 = (PRFRET1 *)scratch.out;
 		r1->r1_nslots = s->nslots;
 		for (uint32_t i = 0; i < s->nslots; i++) {
-			const struct dpslot *d = &s->slot[i];
-			r1->r1_slots[d->order] = (PRFVA){ d->start, d->size, PRF_VATOTAL | d->mode,
-							  d->mode, d->count };
+			r1->r1_slots[s->order[i]] = (PRFVA){ s->start[i], s->size[i],
+				PRF_VATOTAL | s->mode[i], s->mode[i], s->count[i] };
 		}
 		body = r1;
 		len = sizeof *r1 + s->nslots * sizeof(PRFVA);
@@ -308,11 +319,11 @@ static int dump(struct dpsess *s, uint32_t uret)
 		break;
 	case PRF_RET_VADETAIL:
 		k = dp_lookup(s, r.us_vaddr);
-		if (k < 0 || s->slot[k].mode != PRF_VADETAIL)
+		if (k < 0 || s->mode[k] != PRF_VADETAIL)
 			return ERROR_MOD_NOT_FOUND;         /* no detailed slot holds us_vaddr */
-		first = s->slot[k].cbase + (s->slot[k].start >> s->shift);
-		nw = ((s->slot[k].start + (uint64_t)s->slot[k].size - 1) >> s->shift) -
-		     (s->slot[k].start >> s->shift) + 1;
+		first = s->cbase[k] + (s->start[k] >> s->shift);
+		nw = ((s->start[k] + (uint64_t)s->size[k] - 1) >> s->shift) -
+		     (s->start[k] >> s->shift) + 1;
 		hdr[0] = 1u << s->shift;
 		hdr[1] = nw;
 		nhdr = 2;
@@ -353,6 +364,7 @@ static int finish(struct dpsess *s)
 	if (dp_running & s->bit)
 		dp_set_running(s, false);
 	dp_unfollow_all(s);
+	s->proc = NULL;
 	free_bufs(s);
 	s->used = false;
 	s->magic = 0;
