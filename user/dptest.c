@@ -333,6 +333,63 @@ static void t_modes(void)
 	printf("dptest: ok modes\n");
 }
 
+/* ---- 255 slots: every sample in the pages is counted by the slot holding
+ * it, and every hit lies in the slot that counted it ---- */
+static void lookup_run(PRFSLOT *sl, const char *layout)
+{
+	static uint32_t buf[1 + 16384];
+	static uint8_t s1[sizeof slotbuf];
+	uint32_t sum = 0, unknown;
+	PRFRET r = { PRF_RET_VAHITS, 0, 0, sizeof buf, buf };
+	PRFVA *v;
+	int pid = work("aaaaabbbcc:3000", NULL);
+
+	timval = 4000;
+	EQ(init(pid, PRF_PROCESS_ST, sl, PRF_MAXSLOTS, sizeof buf - 4), NO_ERROR);
+	timval = 0;
+	EQ(dp(PRF_CM_START, pid, NULL, NULL), NO_ERROR);
+	wait(pid, NULL, 0);
+	EQ(dp(PRF_CM_DUMP, pid, NULL, &r), NO_ERROR);
+	unknown = global(pid).r0_unknown;
+	slots(pid);
+	memcpy(s1, slotbuf, sizeof s1);
+	v = ((PRFRET1 *)s1)->r1_slots;
+	for (int i = 0; i < PRF_MAXSLOTS; i++) {
+		uint32_t in = 0;
+		for (uint32_t h = 0; h < buf[0]; h++)
+			in += buf[1 + h] - v[i].va_vaddr < v[i].va_size;
+		EQ(v[i].va_cnt, in);
+		sum += v[i].va_cnt;
+	}
+	EQ(sum, buf[0]);
+	/* the workload's loops all lie in the slots: a lookup that missed
+	 * would send their samples to r0_unknown */
+	CHECK(sum > 300 && unknown * 50 < sum, unknown);
+	EQ(dp(PRF_CM_EXIT, pid, NULL, NULL), NO_ERROR);
+	printf("dptest: ok lookup %s\n", layout);
+}
+
+static void t_lookup(void)
+{
+	static PRFSLOT sl[PRF_MAXSLOTS];
+	uint32_t a = PAGE(dp_page_a), b = PAGE(dp_page_b), c = PAGE(dp_page_c);
+
+	/* 37 and 59 bytes in turn, given in reverse (the kernel sorts them):
+	 * the index sees one candidate in most buckets, two where a slot
+	 * ends inside one */
+	for (int i = 0; i < PRF_MAXSLOTS; i++)
+		sl[PRF_MAXSLOTS - 1 - i] = (PRFSLOT){ a + i / 2 * 96 + i % 2 * 37, i % 2 ? 59 : 37,
+						      PRF_VAHIT };
+	lookup_run(sl, "tiled");
+	/* 253 one-byte slots over page a's loop, then pages b and c whole:
+	 * many candidates in a bucket, so the binary search */
+	for (int i = 0; i < PRF_MAXSLOTS - 2; i++)
+		sl[i] = (PRFSLOT){ a + i, 1, PRF_VAHIT };
+	sl[PRF_MAXSLOTS - 2] = (PRFSLOT){ b, PGSIZE, PRF_VAHIT };
+	sl[PRF_MAXSLOTS - 1] = (PRFSLOT){ c, PGSIZE, PRF_VAHIT };
+	lookup_run(sl, "bytes");
+}
+
 /* ---- flgbits {5,6,7,8}: samples at ticks 8, 15, 21, 26, 34, ... ---- */
 static void t_flgbits(void)
 {
@@ -550,6 +607,7 @@ int main(int argc, char **argv)
 		bool all = strcmp(t, "all") == 0;
 		if (all || strcmp(t, "codes") == 0) t_codes();
 		if (all || strcmp(t, "modes") == 0) t_modes();
+		if (all || strcmp(t, "lookup") == 0) t_lookup();
 		if (all || strcmp(t, "flgbits") == 0) t_flgbits();
 		if (all || strcmp(t, "threads") == 0) t_threads();
 		if (all || strcmp(t, "apart") == 0) t_apart();

@@ -20,7 +20,8 @@ def dosprof_calls(m):
     out = m.run("dptest", timeout=280)
     m.halt()
     m.check(out, [r"^dptest: flgbits samples at ticks 8 15 21 26 34 41 47 52 60 67 73 78$",
-                  r"^dptest: ok codes$", r"^dptest: ok modes$", r"^dptest: ok flgbits$",
+                  r"^dptest: ok codes$", r"^dptest: ok modes$", r"^dptest: ok lookup tiled$", r"^dptest: ok lookup bytes$",
+                  r"^dptest: ok flgbits$",
                   r"^dptest: ok threads$", r"^dptest: ok apart$", r"^dptest: ok wrap$",
                   r"^dptest: ok sessions$", r"^dptest: ok kernel$", r"^dptest: ok saturate$",
                   r"^dptest: ALL PASSED$"],
