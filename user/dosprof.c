@@ -124,6 +124,11 @@ static int kernel_text(struct dpdump_module *m)
 			m->text_start = strtoul(line + 11, NULL, 0);
 		if (strncmp(line, "text_end ", 9) == 0)
 			m->text_end = strtoul(line + 9, NULL, 0);
+		if (strncmp(line, "build_id ", 9) == 0 && strlen(line) >= 9 + 40)
+			for (int i = 0; i < 20; i++) {
+				char hex[3] = { line[9 + 2 * i], line[10 + 2 * i], 0 };
+				m->build_id[i] = strtoul(hex, NULL, 16);
+			}
 	}
 	close(fd);
 	strcpy(m->name, "kernel");

@@ -98,3 +98,39 @@ def dosprof_driver(m):
     # each page holds its function alone
     for off, name in ((0, "dp_page_a"), (0x1000, "dp_page_b"), (0x2000, "dp_page_c")):
         assert re.search(r"^\s+\d+\s+[\d.]+%%\s+0x%08x  %s 100%%$" % (a + off, name), rep, re.M), rep
+
+
+@test("dosprof_dump_bad", timeout=300, icount=True)
+def dosprof_dump_bad(m):
+    """kprof dosprof (the ASan and UBSan build) on a real dump cut at every
+    length and with each header and record field broken: exit 0 or 2 with
+    one "kprof: " line, never a crash; the kernel's dump checks its
+    build-id against the kernel ELF given."""
+    m.wait_prompt()
+    m.check(m.run("dosprof -k -m hit kwork loop 1000000 1"), [r"^dump /tmp/prof/dosprof\.0$"])
+    out = m.run("dosprof -z 4000 -m detail -b 64 dpwork aaaaabbbcc:500")
+    path = re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M).group(1)
+    m.run("export /tmp/prof/dosprof.0 " + path)
+    m.halt()
+    m.exports(m.scratch + "/out")
+    kdump = os.path.join(m.scratch, "out", "tmp", "prof", "dosprof.0")
+    udump = os.path.join(m.scratch, "out", path.lstrip("/"))
+    m.text += "\n--- kprof dosprof (kernel) ---\n" + kprof("dosprof", build_path("kernel.elf"), kdump)
+    r = subprocess.run([build_path("kprof"), "dosprof", build_path("user", "bin", "dpwork"), kdump],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "build-id" in r.stderr, (r.returncode, r.stderr)
+    data = open(udump, "rb").read()
+    bad = os.path.join(m.scratch, "bad")
+    variants = [data[:n] for n in range(0, len(data), 7)]
+    for off in list(range(0, 32, 4)) + list(range(92, min(len(data), 400), 4)):
+        for v in (0, 0xFFFFFFFF, 0x7FFFFFFF, 3):
+            variants.append(data[:off] + v.to_bytes(4, "little") + data[off + 4:])
+    asan = build_path("kprof-asan")
+    for i, v in enumerate(variants):
+        open(bad, "wb").write(v)
+        r = subprocess.run([asan, "dosprof", build_path("user", "bin", "dpwork"), bad],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode in (0, 2), "variant %d: exit %d\n%s" % (i, r.returncode, r.stderr[-2000:])
+        assert "Sanitizer" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-2000:]
+        if r.returncode == 2:
+            assert re.match(r"^kprof: .+\n$", r.stderr), "variant %d: %r" % (i, r.stderr)
