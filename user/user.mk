@@ -2,8 +2,10 @@
 # Adding a program: write user/NAME.c and add NAME to USER_PROGS below.
 # A program made of several files also gets one line like the usertests one.
 
-USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm dosprof dpwork dptest \
+USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 	hog usertests tickcost put
+# OS/2's DosProfile: the driver, its workload and its tests
+USER_PROGS += dosprof dpwork dptest
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c
