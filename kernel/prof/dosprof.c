@@ -32,6 +32,20 @@ volatile uint32_t dp_running;
  * pointers and never computes an address */
 static struct dpsess *live[PRF_MAXSESSIONS];
 static uint32_t nlive;
+/* The fast path's session and process: the one live session, and the
+ * last of its processes a tick found; else NULL.
+ * refast() keeps them in step with live[] and the session's proc. */
+static struct dpsess *fast_sess;
+static struct proc *fast_proc;
+
+static void refast(void)
+{
+	uint32_t x = splhi();   /* a tick sees both old or both new */
+
+	fast_sess = nlive == 1 ? live[0] : NULL;
+	fast_proc = fast_sess ? fast_sess->proc : NULL;
+	splx(x);
+}
 /* per process slot: the sessions that profile it */
 static uint32_t pmask[NPROC];
 static int nsessions;
@@ -116,6 +130,7 @@ static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uin
 		if (!(pmask[p - procs] & s->bit))
 			return NULL;
 		s->proc = p;            /* the next tick is likely to find it again */
+		refast();
 	}
 	if (!prof_user(flags))
 		return &s->kern;
@@ -145,19 +160,20 @@ static __attribute__((noinline)) void sample_all(uint32_t pc, struct proc *p, ui
 }
 
 /* The common case first: one session, a process's, and the tick caught
- * (one of) its process(es) in user mode. Everything else takes the
- * general path. */
+ * (one of) its process(es) in user mode. Everything else
+ * takes the general path. */
 static void ARCH_FASTCALL dp_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	struct dpsess *s = live[0];
+	struct dpsess *s;
 	int k;
 
-	/* a kernel session's proc stays NULL, and p is NULL only in the idle
-	 * loop, in kernel mode: neither passes */
-	if (__builtin_expect(nlive != 1 || p != s->proc || !prof_user(flags), 0)) {
+	/* fast_proc is NULL without a fast session, and for a kernel
+	 * session; p is NULL only in the idle loop, in kernel mode */
+	if (__builtin_expect(p != fast_proc || !prof_user(flags), 0)) {
 		sample_all(pc, p, flags);
 		return;
 	}
+	s = fast_sess;
 	s->nticks++;
 	if (s->nflgs && !divide(s))
 		return;
@@ -193,12 +209,14 @@ static void dp_exit(struct proc *p)
 	for (int i = 0; i < PRF_MAXSESSIONS; i++)
 		if (dp_sess[i].proc == p)
 			dp_sess[i].proc = NULL;
+	refast();
 }
 
 void dp_follow(struct dpsess *s, struct proc *p)
 {
 	s->proc = p;
 	pmask[p - procs] |= s->bit;
+	refast();
 	s->nprocs++;
 }
 
@@ -222,6 +240,7 @@ void dp_set_running(struct dpsess *s, bool on)
 	for (int i = 0; i < PRF_MAXSESSIONS; i++)
 		if (dp_running & dp_sess[i].bit)
 			live[nlive++] = &dp_sess[i];
+	refast();
 	if (dp_running)
 		prof_resume(&dosprof);
 	else
