@@ -182,6 +182,7 @@ void prof_init(const struct bootcfg *cfg)
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
 	profil_init();
+	dosprof_init(cfg->prof_test);
 	if (cfg->prof_test)
 		testeng_init();
 }

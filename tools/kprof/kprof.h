@@ -276,4 +276,8 @@ uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
 
+/* ---- dosprof.c: kprof dosprof ELF DUMP, the DosProfile reader ---- */
+
+int dosprof_main(int argc, char **argv);
+
 #endif

@@ -145,6 +145,8 @@ int main(int argc, char **argv)
 	/* profil(2)'s gmon files: a reader of their own (gmon.c) */
 	if (argc > 1 && strcmp(argv[1], "gmon") == 0)
 		return gmon_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "dosprof") == 0)
+		return dosprof_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
 	/* the ELFs first: a wrong kernel is the likelier mistake */
