@@ -19,6 +19,25 @@ static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) 
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
 
+/* a * b / c, rounded down or up, without forming a * b: with a = q*c + r it
+ * is q*b + r*b/c, and r*b < c*b fits in 64 bits. A tick count times a rate
+ * in mHz does not: 2^41 ticks (a long sleep at a high rate) times 2^29 mHz.
+ * The result saturates at ~0, a time that never comes. */
+uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up)
+{
+	uint64_t q = a / c, r = a % c, lo;
+
+	if (b && q > ~0ull / b)
+		return ~0ull;
+	lo = (r * b + (up ? c - 1 : 0)) / c;
+	return q * b > ~0ull - lo ? ~0ull : q * b + lo;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > ~0ull - b ? ~0ull : a + b;
+}
+
 /* Changes the rate. Time so far is folded into base_us, and pending sleep
  * deadlines are rescaled, so uptime and sleep(ms) stay in milliseconds. */
 uint32_t clock_set_hz(uint32_t hz)
@@ -27,7 +46,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	uint32_t old = hz_mhz;
 
 	if (old)
-		base_us += (ticks - base_ticks) * 1000000000ull / old;
+		base_us += clock_muldiv(ticks - base_ticks, 1000000000u, old, false);
 	base_ticks = ticks;
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
@@ -41,7 +60,7 @@ uint32_t clock_set_hz(uint32_t hz)
 			if (q->state != P_SLEEP || !q->wake_tick)
 				continue;
 			uint64_t left = q->wake_tick > ticks ? q->wake_tick - ticks : 0;
-			q->wake_tick = ticks + MAX(1, (left * hz_mhz + old - 1) / old);
+			q->wake_tick = add_sat(ticks, MAX(1, clock_muldiv(left, hz_mhz, old, true)));
 			if (q->wake_tick < next_wake)
 				next_wake = q->wake_tick;
 		}
@@ -53,7 +72,7 @@ uint32_t clock_set_hz(uint32_t hz)
 uint64_t clock_uptime_us(void)
 {
 	uint32_t s = splhi();
-	uint64_t us = base_us + (ticks - base_ticks) * 1000000000ull / hz_mhz;
+	uint64_t us = base_us + clock_muldiv(ticks - base_ticks, 1000000000u, hz_mhz, false);
 	splx(s);
 	return us;
 }

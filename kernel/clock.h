@@ -18,6 +18,8 @@ uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
 uint32_t clock_hz_mhz(void);
 uint64_t clock_uptime_us(void);         /* across rate changes */
 uint64_t clock_ms_to_ticks(uint32_t ms);
+/* a * b / c (rounded up if up) without overflow in a * b; saturates */
+uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up);
 
 void clock_intr(struct trapframe *tf);  /* the tick, from trap() */
 void clock_new_slice(void);             /* the scheduler switched */
