@@ -66,7 +66,9 @@ int sys_read(uint32_t fd, uint32_t ubuf, uint32_t n)
 	if (!(k = kalloc()))
 		return -ENOMEM;
 	while (done < n) {
-		int r = file_read(f, k, MIN(n - done, PGSIZE));
+		int r = done ? proc_preempt() : 0;      /* a big read may outlast a slice */
+		if (r == 0)
+			r = file_read(f, k, MIN(n - done, PGSIZE));
 		if (r < 0) {
 			kfree(k);
 			return done ? (int)done : r;
@@ -102,7 +104,13 @@ int sys_write(uint32_t fd, uint32_t ubuf, uint32_t n)
 	 * /dev/kpctl an empty write is a (bad) message, not nothing */
 	do {
 		uint32_t chunk = MIN(n - done, PGSIZE);
-		int r;
+		/* 4 MiB to a serial port takes 19 s: others run meanwhile, and a
+		 * kill ends it between chunks, with what was written so far */
+		int r = done ? proc_preempt() : 0;
+		if (r < 0) {
+			kfree(k);
+			return done;
+		}
 		if (copyin(k, ubuf + done, chunk) < 0) {
 			kfree(k);
 			return -EFAULT;
