@@ -61,3 +61,52 @@ def big_device_write_preempted(m):
     m.wait_prompt()
     hog_in_background(m, "flood /dev/eia1 4096 &", "flood")
     m.halt()
+
+
+def retry(m, line, ok, tries=20, timeout=30):
+    """Runs line until ok(output): under fault injection a command may
+    fail to start (the shell's spawn got ENOMEM), which is allowed."""
+    for _ in range(tries):
+        out = m.run(line, timeout=timeout)
+        if ok(out):
+            return out
+    raise AssertionError("%r never succeeded; last output %r" % (line, out))
+
+
+def sysstat(m, key):
+    out = retry(m, "cat /dev/sysstat", lambda o: re.search(r"^%s \d+$" % key, o, re.M))
+    return int(re.search(r"^%s (\d+)$" % key, out, re.M).group(1))
+
+
+def clean_tmp(m):
+    """Files a failed test left in /tmp hold pages that are not leaked."""
+    names = retry(m, "ls /tmp", lambda o: "ls:" not in o and "sh:" not in o)
+    for name in re.findall(r"^\S+ +\d+ (\S+)$", names, re.M):
+        retry(m, "rm /tmp/%s" % name, lambda o: "sh:" not in o)
+
+
+@test("failalloc_usertests_and_profiling", timeout=300, cmdline="failalloc=7:5")
+def failalloc_usertests_and_profiling(m):
+    """One page allocation in 200 fails: usertests and a profiling session may
+    fail, but only cleanly (no panic or kernel trap), the profile's counts
+    stay readable, and the free-page count comes back to where it was."""
+    m.check(m.wait_prompt(), [r"^failalloc: 5 of 1000 page allocations fail \(seed 7\)$"])
+    session = "echo startclr > /dev/kpctl; kwork loop 20000000; echo stop > /dev/kpctl"
+    # the first start allocates devkprof's buffer, kept from then on
+    retry(m, session, lambda o: o == "kwork: loop done\n")
+    before = sysstat(m, "freepages")
+    out = retry(m, "usertests", lambda o: "test leaks:" in o, timeout=200)
+    m.check(out, [r"^test leaks: ", r"^(ALL|SOME) TESTS"])
+    clean_tmp(m)
+    after = sysstat(m, "freepages")
+    assert after == before, "freepages %d before usertests, %d after" % (before, after)
+    # a session recorded under injection stays whole and readable
+    retry(m, session, lambda o: o == "kwork: loop done\n")
+    kpinfo = lambda o: re.search(r"^ticks [1-9]\d*$", o, re.M)
+    info = retry(m, "cat /dev/kpinfo", kpinfo)
+    ticks = re.search(r"^ticks (\d+)$", info, re.M).group(1)
+    m.check(info, [r"^kernel_ticks [1-9]\d*$", r"^state off$"])
+    for _ in range(3):
+        m.check(retry(m, "cat /dev/kpinfo", kpinfo), [r"^ticks %s$" % ticks])
+    assert sysstat(m, "failalloc") > 0, "no allocation was made to fail"
+    m.halt()
