@@ -110,3 +110,48 @@ def failalloc_usertests_and_profiling(m):
         m.check(retry(m, "cat /dev/kpinfo", kpinfo), [r"^ticks %s$" % ticks])
     assert sysstat(m, "failalloc") > 0, "no allocation was made to fail"
     m.halt()
+
+
+@test("start_without_memory", timeout=120, cmdline="kprof.res=0")
+def start_without_memory(m):
+    """devkprof's first start needs 63 contiguous pages (res 0): with memory
+    taken by hogs it fails with ENOMEM and changes nothing; once memory is
+    back it works, and what it recorded stays readable under the next
+    squeeze, through a start that needs no memory.
+    (Reading a device needs a page or two for its snapshot.)"""
+    m.wait_prompt()
+
+    def squeeze():
+        # one process may hold 64 MB: the second takes the rest
+        m.type_line("hog 62 8000 &")
+        m.expect(r"hog: 62 MB, freepages \d+$", timeout=30)
+        m.fresh_prompt()
+        m.type_line("hog -free 40 6000 &")
+        free = int(m.expect(r"hog: \d+ pages, freepages (\d+)$", timeout=30).group(1))
+        m.fresh_prompt()
+        assert free < 63, "hogs left %d pages free" % free
+
+    def settle():
+        for _ in range(20):
+            if re.search(r"^proc \d+ \d+ \S+ \d+ \d+ hog$", m.run("cat /dev/sysstat"), re.M) is None:
+                return
+            m.run("sleep 500")
+        raise AssertionError("the hogs did not end")
+
+    squeeze()
+    out = m.run("echo start > /dev/kpctl")
+    m.check(out, [r"^echo: write error: Cannot allocate memory$"])
+    m.check(m.run("cat /dev/kpinfo"), [r"^state off$", r"^ticks 0$"])
+    settle()
+    out = m.run("echo startclr > /dev/kpctl; kwork loop 20000000; echo stop > /dev/kpctl")
+    assert out == "kwork: loop done\n", out
+    info = m.run("cat /dev/kpinfo")
+    ticks = int(re.search(r"^ticks (\d+)$", info, re.M).group(1))
+    assert ticks > 0, info
+    squeeze()
+    m.check(m.run("cat /dev/kpinfo"), [r"^ticks %d$" % ticks, r"^state off$"])
+    m.check(m.run("echo start > /dev/kpctl; echo stop > /dev/kpctl"), [], forbid=[r"error"])
+    info = m.run("cat /dev/kpinfo")
+    assert int(re.search(r"^ticks (\d+)$", info, re.M).group(1)) >= ticks, info
+    settle()
+    m.halt()
