@@ -81,6 +81,15 @@ test: all kprof-unit
 bench: all
 	$(PYTHON) tests/qemu/bench.py
 
+# The system-call fuzzer, long: FUZZSEEDS boots of FUZZCALLS calls each.
+# `fuzz` also runs the host tool's fuzz targets (tools/kprof/kprof.mk).
+FUZZSEEDS ?= 4
+FUZZCALLS ?= 200000
+.PHONY: fuzz fuzz-kernel
+fuzz: fuzz-kernel
+fuzz-kernel: all
+	$(PYTHON) tests/qemu/fuzz.py --seeds $(FUZZSEEDS) --calls $(FUZZCALLS) --cmdline '$(ARGS)'
+
 clean:
 	rm -rf $(BUILD)
 
@@ -91,3 +100,4 @@ help:
 	@echo "make test   host unit tests and the QEMU serial-console suite"
 	@echo "make bench  deterministic benchmarks (icount)"
 	@echo "make fuzz   run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"
+	@echo "make fuzz-kernel  sysfuzz in FUZZSEEDS boots of FUZZCALLS calls (ARGS= kernel options)"

@@ -155,3 +155,34 @@ def start_without_memory(m):
     assert int(re.search(r"^ticks (\d+)$", info, re.M).group(1)) >= ticks, info
     settle()
     m.halt()
+
+
+SUMMARY = (r"sysfuzz: (\d+) calls, (\d+) batches, seed (\d+): (\d+) batches faulted, "
+           r"(\d+) killed themselves, (\d+) hung, (\d+) odd exits; "
+           r"freepages (\d+) before, (\d+) after$")
+
+
+def fuzz(m, seed, calls, timeout):
+    """Runs sysfuzz; returns its summary's numbers. The fuzzer writes random
+    bytes to the console, so only its own sentinel lines are waited for."""
+    m.type_line("sysfuzz -s %d -n %d" % (seed, calls))
+    verdict = m.expect(r"sysfuzz: (PASS|FAIL)$", timeout=timeout).group(1)
+    summary = re.findall(SUMMARY, m.transcript(), re.M)
+    m.fresh_prompt()
+    assert summary, "no sysfuzz summary"
+    return verdict, [int(x) for x in summary[-1]]
+
+
+@test("sysfuzz_bounded", timeout=240, forbid=(r"^panic", r"^kernel trap", r"FAILED"))
+def sysfuzz_bounded(m):
+    """50,000 random system calls with a fixed seed: no kernel fault (the
+    harness forbids its report), no hung batch, no leaked page, and
+    usertests still passes in the same boot."""
+    m.wait_prompt()
+    verdict, n = fuzz(m, 1, 50000, 150)
+    calls, _, _, faults, _, hung, odd, before, after = n
+    assert calls == 50000 and hung == 0 and odd == 0, "sysfuzz: %s" % n
+    assert before == after, "freepages %d before the fuzz, %d after" % (before, after)
+    assert verdict == "PASS", "sysfuzz: %s" % n
+    m.check(m.run("usertests", timeout=120), [r"^ALL TESTS PASSED$"])
+    m.halt()
