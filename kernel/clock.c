@@ -2,6 +2,8 @@
  * sample to the profiler, wakes sleepers and preempts at the end of a time
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
+#include "abi/errno.h"
+#include "abi/kprof.h"
 #include "arch.h"
 #include "clock.h"
 #include "lib.h"
@@ -18,6 +20,7 @@ static uint64_t tick_cycles;
 static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
+static uint32_t max_hz;                 /* PIT_MAX_HZ under -icount, else lower */
 
 /* a * b / c, rounded down or up, without forming a * b: with a = q*c + r it
  * is q*b + r*b/c, and r*b < c*b fits in 64 bits. A tick count times a rate
@@ -77,8 +80,29 @@ uint64_t clock_uptime_us(void)
 	return us;
 }
 
+/* The top rate (divisor 2) is exact under QEMU's -icount, but without it
+ * QEMU's PIT falls behind: with the host busy, 5 ms of kernel work took
+ * 84 s and QEMU's monitor stopped answering. So outside icount the rate
+ * has a ceiling, and a request above it is refused, with the reason. */
+int clock_check_hz(uint32_t hz)
+{
+	if (hz <= max_hz)
+		return 0;
+	kprintf("clock: %u Hz refused: without QEMU's -icount its PIT loses most ticks "
+		"above %u Hz\n", hz, max_hz);
+	return -ERANGE;
+}
+
+uint32_t clock_max_hz(void)
+{
+	return max_hz;
+}
+
 void clock_init(uint32_t hz, uint32_t quantum)
 {
+	max_hz = arch_time_exact() ? PIT_MAX_HZ : PIT_MAX_HZ_UNTIMED;
+	if (clock_check_hz(hz) < 0)
+		hz = max_hz;
 	quantum_ms = quantum;
 	clock_set_hz(hz);
 	arch_irq_enable(0);

@@ -2,6 +2,8 @@
 # the system-call fuzzer and page-allocation fault injection.
 import re
 
+import qemu
+
 from harness import test
 
 PS_SLEEP = r"^ *(\d+) +\d+ +sleep +\d+ +\d+ sleep$"
@@ -185,4 +187,41 @@ def sysfuzz_bounded(m):
     assert before == after, "freepages %d before the fuzz, %d after" % (before, after)
     assert verdict == "PASS", "sysfuzz: %s" % n
     m.check(m.run("usertests", timeout=120), [r"^ALL TESTS PASSED$"])
+    m.halt()
+
+
+REFUSED = r"^clock: 596591 Hz refused: without QEMU's -icount its PIT loses most ticks above %d Hz$"
+HZ_MAX_UNTIMED = qemu.header_defines("kprof.h")["PIT_MAX_HZ_UNTIMED"]
+PIT_INPUT_HZ = qemu.header_defines("kprof.h")["PIT_INPUT_HZ"]
+
+
+def achieved(hz):
+    """the whole hertz of the nearest divisor's rate"""
+    return PIT_INPUT_HZ // ((PIT_INPUT_HZ + hz // 2) // hz)
+
+
+@test("hz_ceiling_without_icount", timeout=60)
+def hz_ceiling_without_icount(m):
+    """At divisor 2 QEMU's PIT without -icount fell so far behind that 5 ms
+    of work took 84 s: outside icount the top rates are refused, saying why."""
+    m.wait_prompt()
+    m.check(m.run("cat /dev/sysstat"), [r"^hz_max %d$" % HZ_MAX_UNTIMED])
+    out = m.run("echo hz 596591 > /dev/kpctl")
+    m.check(out, [REFUSED % HZ_MAX_UNTIMED,
+                  r"^echo: write error: Numerical result out of range$"])
+    m.check(m.run("cat /dev/kpinfo"), [r"^hz 1000\.\d+$"])
+    m.check(m.run("echo hz %d > /dev/kpctl; cat /dev/kpinfo" % HZ_MAX_UNTIMED),
+            [r"^hz %d\.\d+$" % achieved(HZ_MAX_UNTIMED)], forbid=[r"refused"])
+    m.halt()
+
+
+@test("hz_top_rate_with_icount", timeout=90, icount=True)
+def hz_top_rate_with_icount(m):
+    """Under -icount the PIT is exact, and the top rate is there."""
+    m.wait_prompt()
+    top = PIT_INPUT_HZ // 2
+    m.check(m.run("cat /dev/sysstat"), [r"^hz_max %d$" % top])
+    out = m.run("echo hz %d > /dev/kpctl; kwork loop 100000; cat /dev/kpinfo; "
+                "echo hz 1000 > /dev/kpctl" % top)
+    m.check(out, [r"^hz %d\.\d+$" % top], forbid=[r"refused", r"error"])
     m.halt()
