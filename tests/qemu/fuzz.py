@@ -52,7 +52,7 @@ def main():
             total["bad"] += 1
             print("seed %d: %s" % (seed, problem))
             continue
-        calls, _, _, faulted, _, hung, odd, before, after = n
+        calls, _, _, faulted, _, hung, odd, _, before, after = n
         total["calls"] += calls
         total["faulted"] += faulted
         total["hung"] += hung

@@ -160,7 +160,7 @@ def start_without_memory(m):
 
 
 SUMMARY = (r"sysfuzz: (\d+) calls, (\d+) batches, seed (\d+): (\d+) batches faulted, "
-           r"(\d+) killed themselves, (\d+) hung, (\d+) odd exits; "
+           r"(\d+) killed themselves, (\d+) hung, (\d+) odd exits, (\d+) not started; "
            r"freepages (\d+) before, (\d+) after$")
 
 
@@ -182,8 +182,8 @@ def sysfuzz_bounded(m):
     usertests still passes in the same boot."""
     m.wait_prompt()
     verdict, n = fuzz(m, 1, 50000, 150)
-    calls, _, _, faults, _, hung, odd, before, after = n
-    assert calls == 50000 and hung == 0 and odd == 0, "sysfuzz: %s" % n
+    calls, _, _, faults, _, hung, odd, unstarted, before, after = n
+    assert calls == 50000 and hung == 0 and odd == 0 and unstarted == 0, "sysfuzz: %s" % n
     assert before == after, "freepages %d before the fuzz, %d after" % (before, after)
     assert verdict == "PASS", "sysfuzz: %s" % n
     m.check(m.run("usertests", timeout=120), [r"^ALL TESTS PASSED$"])
