@@ -487,21 +487,31 @@ static void clean_tmp(void)
 		}
 }
 
+/* ms since boot (not ticks: a batch may change the clock's rate); last
+ * when /dev/sysstat cannot be read (no memory for its text) */
+static unsigned uptime_ms(unsigned last)
+{
+	unsigned ms = sysstat_get("uptime_ms", 0);
+	return ms ? ms : last;
+}
+
 /* Runs batch i in a child; returns its exit status, or -1 if it hung. */
 static int run_batch(uint32_t seed, uint32_t n, int nullfd)
 {
 	char s[16], c[16];
 	char *argv[] = { "sysfuzz", "-batch", s, c, 0 };
 	int map[3] = { nullfd, nullfd, nullfd }, pid, status, r;
-	/* in ms, not ticks: a batch may change the clock's rate */
-	unsigned start = sysstat_get("uptime_ms", 0);
+	unsigned start = 0, now;
 
 	snprintf(s, sizeof s, "%u", seed);
 	snprintf(c, sizeof c, "%u", n);
 	if ((pid = spawn("/bin/sysfuzz", argv, map)) < 0)
 		return -2;
+	while ((start = uptime_ms(0)) == 0)
+		sleep(10);
+	now = start;
 	while ((r = wait(pid, &status, WNOHANG)) == 0) {
-		if (sysstat_get("uptime_ms", 0) - start > BATCH_TIMEOUT_MS) {
+		if ((now = uptime_ms(now)) - start > BATCH_TIMEOUT_MS) {
 			kill(pid);
 			wait(pid, &status, 0);
 			return -1;
