@@ -20,7 +20,7 @@ static uint64_t tick_cycles;
 static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
-static uint32_t max_hz;                 /* PIT_MAX_HZ under -icount, else lower */
+static uint32_t max_hz = PIT_MAX_HZ;    /* lowered by clock_init outside -icount */
 
 /* a * b / c, rounded down or up, without forming a * b: with a = q*c + r it
  * is q*b + r*b/c, and r*b < c*b fits in 64 bits. A tick count times a rate

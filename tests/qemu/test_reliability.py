@@ -16,7 +16,7 @@ def long_sleep_survives_rate_change(m):
     m.wait_prompt()
     m.type_line("echo hz 50000 > /dev/kpctl; sleep 1865817550 & echo hz 200000 > /dev/kpctl")
     m.expect(r"^\[\d+\]$")
-    m.fresh_prompt()
+    m.wait_prompt()         # typing before it races the shell's prompt
     m.run("sleep 1000")
     out = m.run("ps")
     m.check(out, [PS_SLEEP], forbid=[r"^\[\d+\] done"])
@@ -31,7 +31,7 @@ def hog_in_background(m, line, name):
     within seconds. Returns the job's pid."""
     m.type_line(line)
     pid = int(m.expect(r"^\[(\d+)\]$").group(1))
-    m.fresh_prompt(timeout=10)
+    m.wait_prompt(10)       # typing before it races the shell's prompt
     out = m.run("echo alive", timeout=10)
     assert out == "alive\n", "echo beside %s printed %r" % (name, out)
     m.check(m.run("ps", timeout=10), [r"^ *%d +\d+ +(run|ready) .* %s$" % (pid, name)])
