@@ -35,7 +35,7 @@ static const struct boolkey {
 	{ "prof.example", offsetof(struct bootcfg, prof_example) },
 };
 
-/* failalloc=N or failalloc=SEED:PERMILLE */
+/* failalloc=N or failalloc=START:PERMILLE */
 static int failalloc(const char *val, size_t vlen, struct bootcfg *cfg, bool verbose)
 {
 	size_t colon = 0;
@@ -47,12 +47,12 @@ static int failalloc(const char *val, size_t vlen, struct bootcfg *cfg, bool ver
 	    (colon < vlen && !parse_uint(val + colon + 1, vlen - colon - 1, &b)) ||
 	    (colon == vlen ? a == 0 : b == 0 || b > 1000)) {
 		if (verbose)
-			kprintf("cmdline: bad value '%.*s' for failalloc (N >= 1, or SEED:PERMILLE "
+			kprintf("cmdline: bad value '%.*s' for failalloc (N >= 1, or START:PERMILLE "
 				"with PERMILLE 1..1000), ignored\n", (int)vlen, val);
 		return 1;
 	}
 	cfg->failalloc_every = colon == vlen ? a : 0;
-	cfg->failalloc_seed = colon == vlen ? 0 : a;
+	cfg->failalloc_start = colon == vlen ? 0 : a;
 	cfg->failalloc_permille = b;
 	return 0;
 }

@@ -15,17 +15,17 @@ static uint32_t nfree, ntotal;
 
 /* Fault injection, after Linux's fail_page_alloc: with the boot option
  * failalloc, kalloc and kalloc_contig fail every Nth call, or each with a
- * probability from a seeded generator, so that every allocating path's
+ * probability from a pseudo-random generator, so that every allocating path's
  * failure runs. Armed once init is running (a boot that cannot start a
  * shell tells nothing). */
 static uint32_t fail_every, fail_permille, fail_state, fail_calls;
 static uint32_t injected;
 
-void kalloc_failinject(uint32_t every, uint32_t seed, uint32_t permille)
+void kalloc_failinject(uint32_t every, uint32_t start, uint32_t permille)
 {
 	fail_every = every;
 	fail_permille = permille;
-	fail_state = seed;
+	fail_state = start;
 }
 
 uint32_t kalloc_injected(void)

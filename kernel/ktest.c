@@ -55,6 +55,16 @@ static void t_cmdline(void)
 	CHECK(cmdline_parse("bogus=1 other", &c, false) == 2);
 	CHECK(cmdline_parse("ktest=maybe", &c, false) == 1);
 	CHECK(cmdline_parse("ktest=off", &c, false) == 0 && !c.ktest);
+	CHECK(cmdline_parse("failalloc=5", &c, false) == 0 && c.failalloc_every == 5 &&
+	      c.failalloc_permille == 0);
+	CHECK(cmdline_parse("failalloc=7:1000", &c, false) == 0 && c.failalloc_every == 0 &&
+	      c.failalloc_start == 7 && c.failalloc_permille == 1000);
+	CHECK(cmdline_parse("failalloc=0", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=1:0", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=1:1001", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=:5", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=3:", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc", &c, false) == 1);
 }
 
 static void t_parse_uint(void)

@@ -151,6 +151,12 @@ static void opened(int f)
 		fds[below(NOFILE)] = f;
 }
 
+/* itself, a child (they have the next pids), or any value */
+static uint32_t pid(void)
+{
+	return below(2) ? (uint32_t)(mypid + below(8)) : value();
+}
+
 /* an argv: a good one, unterminated at the heap's end, or any pointer */
 static uint32_t argv_ptr(void)
 {
@@ -213,7 +219,8 @@ static void shape(struct call *c)
 		return;
 	switch (c->num) {
 	case SYS_spawn: a[0] = path(); a[1] = argv_ptr(); a[2] = fdmap_ptr(); break;
-	case SYS_wait: a[0] = below(2) ? (uint32_t)-1 : value(); a[1] = pointer(); a[2] = below(3); break;
+	case SYS_wait: a[0] = below(2) ? (uint32_t)-1 : pid(); a[1] = pointer(); a[2] = below(3); break;
+	case SYS_kill: a[0] = pid(); break;
 	case SYS_sleep: a[0] = below(SLEEP_MAX); break;
 	case SYS_sbrk: a[0] = below(2) ? value() : (below(2) ? 1 : -1) * below(4) * PGSIZE; break;
 	case SYS_open: a[0] = path(); a[1] = below(2) ? below(4) | (below(2) ? O_CREAT : 0) |

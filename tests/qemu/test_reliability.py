@@ -92,7 +92,7 @@ def failalloc_usertests_and_profiling(m):
     """One page allocation in 200 fails: usertests and a profiling session may
     fail, but only cleanly (no panic or kernel trap), the profile's counts
     stay readable, and the free-page count comes back to where it was."""
-    m.check(m.wait_prompt(), [r"^failalloc: 5 of 1000 page allocations fail \(seed 7\)$"])
+    m.check(m.wait_prompt(), [r"^failalloc: 5 of 1000 page allocations fail \(start 7\)$"])
     session = "echo startclr > /dev/kpctl; kwork loop 20000000; echo stop > /dev/kpctl"
     # the first start allocates devkprof's buffer, kept from then on
     retry(m, session, lambda o: o == "kwork: loop done\n")
