@@ -3,7 +3,8 @@
 # A program made of several files also gets one line like the usertests one.
 
 USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
-	hog usertests tickcost put calls hotcold profiltest
+	hog usertests tickcost put calls hotcold profiltest \
+	flood sysfuzz
 # OS/2's DosProfile: the driver, its workload and its tests
 USER_PROGS += dosprof dpwork dptest
 
