@@ -1,6 +1,7 @@
 /* dosprof: profiles a command, a process or the kernel with OS/2's
  * DosProfile call, prints what it found (the format is in README.md) and
- * writes the raw dumps to /tmp/prof/dosprof.PID for the host tool.
+ * writes the raw dumps to /tmp/prof/dosprof.PID for the host tool: a
+ * common dump (abi/dump.h) whose payload abi/dosprof.h describes.
  *
  *   dosprof [options] CMD ARGS...   the command and what it spawns (MT)
  *   dosprof [options] -P PID -d MS  a running process, for MS milliseconds
@@ -14,6 +15,8 @@
 #include "stdio.h"
 #include "stdlib.h"
 #include "string.h"
+#include "abi/dump.h"
+#include "abi/kprof.h"
 
 #define MAXRANGES 16
 #define DEFAULT_BUFSZ 65536
@@ -21,6 +24,14 @@
 
 struct range {
 	uint32_t start, size;
+};
+
+/* what the dump's module table says of the code profiled */
+struct target {
+	char path[PATH_MAX];            /* "" when the slots are ranges of nothing known */
+	uint32_t text_start, text_end;
+	uint8_t build_id[20];
+	bool has_id;
 };
 
 static struct {
@@ -75,7 +86,7 @@ static int readat(int fd, uint32_t off, void *buf, uint32_t n)
 }
 
 /* the executable segment of /bin/name, and its GNU build-id if it has one */
-static int program_text(const char *name, struct dpdump_module *m)
+static int program_text(const char *name, struct target *m)
 {
 	char path[PATH_MAX];
 	struct ehdr eh;
@@ -101,38 +112,75 @@ static int program_text(const char *name, struct dpdump_module *m)
 			uint32_t *w = (uint32_t *)note;
 			/* namesz 4 ("GNU"), descsz 20, type 3: NT_GNU_BUILD_ID */
 			if (readat(fd, ph.offset, note, ph.filesz) == 0 && w[0] == 4 && w[1] == 20 &&
-			    w[2] == 3 && ph.filesz >= 36)
+			    w[2] == 3 && ph.filesz >= 36) {
 				memcpy(m->build_id, note + 16, 20);
+				m->has_id = true;
+			}
 		}
 	}
 	close(fd);
-	const char *base = strrchr(name, '/');
-	strncpy(m->name, base ? base + 1 : name, sizeof m->name - 1);
+	strcpy(m->path, path);
 	return m->text_end ? 0 : -1;
 }
 
-/* the kernel's text, from /dev/kpinfo */
-static int kernel_text(struct dpdump_module *m)
+/* the value of a /dev/kpinfo key (abi/kprof.h), or NULL */
+static const char *kpinfo(const char *key, char *line, int size)
 {
-	char line[128];
-	int fd = open("/dev/kpinfo", O_RDONLY), n;
+	int fd = open("/dev/kpinfo", O_RDONLY), n = strlen(key);
+	const char *v = NULL;
 
 	if (fd < 0)
-		return -1;
-	while ((n = getline(fd, line, sizeof line)) > 0) {
-		if (strncmp(line, "text_start ", 11) == 0)
-			m->text_start = strtoul(line + 11, NULL, 0);
-		if (strncmp(line, "text_end ", 9) == 0)
-			m->text_end = strtoul(line + 9, NULL, 0);
-		if (strncmp(line, "build_id ", 9) == 0 && strlen(line) >= 9 + 40)
-			for (int i = 0; i < 20; i++) {
-				char hex[3] = { line[9 + 2 * i], line[10 + 2 * i], 0 };
-				m->build_id[i] = strtoul(hex, NULL, 16);
-			}
-	}
+		return NULL;
+	while (!v && getline(fd, line, size) > 0)
+		if (strncmp(line, key, n) == 0 && line[n] == ' ')
+			v = line + n + 1;
 	close(fd);
-	strcpy(m->name, "kernel");
+	return v;
+}
+
+/* the kernel's text and build-id, from /dev/kpinfo */
+static int kernel_text(struct target *m)
+{
+	char line[160];
+	const char *v;
+
+	if ((v = kpinfo(KPINFO_TEXT_START, line, sizeof line)))
+		m->text_start = strtoul(v, NULL, 0);
+	if ((v = kpinfo(KPINFO_TEXT_END, line, sizeof line)))
+		m->text_end = strtoul(v, NULL, 0);
+	if ((v = kpinfo(KPINFO_BUILD_ID, line, sizeof line)) && strlen(v) >= 40) {
+		for (int i = 0; i < 20; i++) {
+			char hex[3] = { v[2 * i], v[2 * i + 1], 0 };
+			m->build_id[i] = strtoul(hex, NULL, 16);
+		}
+		m->has_id = true;
+	}
+	strcpy(m->path, DPDUMP_KERNEL);
 	return m->text_end > m->text_start ? 0 : -1;
+}
+
+/* The mean sampling rate in mHz: the clock's achieved rate (kpinfo's, the
+ * session's own while it exists), or timval when kpinfo has none; a
+ * flgbits divider samples once per N ticks for each byte N. */
+static uint32_t rate_mhz(uint16_t timval)
+{
+	char line[160];
+	const char *v = kpinfo(KPINFO_HZ, line, sizeof line);
+	uint64_t mhz = (uint64_t)timval * 1000, sum = 0;
+	char *dot;
+
+	if (v) {
+		uint64_t hz = strtoul(v, &dot, 10) * 1000ull;
+		if (*dot == '.')
+			hz += strtoul(dot + 1, NULL, 10);
+		if (hz)
+			mhz = hz;
+	}
+	for (int i = 0; i < o.nflg; i++)
+		sum += o.flg[i];
+	if (sum)
+		mhz = mhz * o.nflg / sum;
+	return mhz ? (uint32_t)mhz : 1;
 }
 
 /* ---- the call ---- */
@@ -259,14 +307,34 @@ static const char *modename(uint32_t m)
 }
 
 /* Reads everything back, prints it, writes the raw dump, ends the session. */
-static int report(unsigned pid, struct dpdump_module *mod, unsigned nslots)
+/* The common header and its module table: the target, at load 0. */
+static void put_header(int fd, const struct target *t, uint32_t mhz)
+{
+	static const uint8_t zero[DUMP_ALIGN];
+	uint32_t pathlen = strlen(t->path), idlen = t->has_id ? 20 : 0;
+	uint32_t mlen = sizeof(struct dump_module) + idlen + pathlen;
+	uint32_t pad = (DUMP_ALIGN - mlen % DUMP_ALIGN) % DUMP_ALIGN;
+	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_DOSPROF,
+				 .rate_mhz = mhz, .nmodules = 1,
+				 .size = sizeof h + mlen + pad };
+	struct dump_module m = { .load = 0, .build_id_len = idlen, .path_len = pathlen };
+
+	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
+	put(fd, &h, sizeof h);
+	put(fd, &m, sizeof m);
+	put(fd, t->build_id, idlen);
+	put(fd, t->path, pathlen);
+	put(fd, zero, pad);
+}
+
+static int report(unsigned pid, struct target *mod, unsigned nslots)
 {
 	uint32_t len, samples, nrec = 2, fd;
 	PRFRET0 *r0 = dump(pid, PRF_RET_GLOBAL, 0, &len);
 	PRFRET1 *r1 = dump(pid, PRF_RET_VASLOTS, 0, &len);
 	PRFRET2 *r2 = NULL;
 	char path[64], p[12];
-	struct dpdump_hdr h;
+	struct dpdump d;
 
 	samples = r0->r0_idle + r0->r0_vm86 + r0->r0_kernel + r0->r0_shrmem + r0->r0_unknown;
 	for (unsigned s = 0; s < r1->r1_nslots; s++)
@@ -300,16 +368,9 @@ static int report(unsigned pid, struct dpdump_module *mod, unsigned nslots)
 	}
 	for (unsigned s = 0; s < r1->r1_nslots; s++)
 		nrec += r1->r1_slots[s].va_reserved == PRF_VADETAIL;
-	memset(&h, 0, sizeof h);
-	h.magic = DPDUMP_MAGIC;
-	memcpy(h.engine, DPDUMP_ENGINE, sizeof DPDUMP_ENGINE);
-	h.version = DPDUMP_VERSION;
-	h.rate = r0->r0_timval;
-	h.pid = pid;
-	h.nmodules = 1;
-	h.nrecords = nrec;
-	put(fd, &h, sizeof h);
-	put(fd, mod, sizeof *mod);
+	d = (struct dpdump){ pid, nrec, mod->text_start, mod->text_end };
+	put_header(fd, mod, rate_mhz(r0->r0_timval));
+	put(fd, &d, sizeof d);
 	put_rec(fd, PRF_RET_GLOBAL, 0, r0, sizeof *r0);
 	put_rec(fd, PRF_RET_VASLOTS, 0, r1, sizeof *r1 + r1->r1_nslots * sizeof(PRFVA));
 	if (r2)
@@ -340,7 +401,7 @@ int main(int argc, char **argv)
 {
 	PRFCMD cmd;
 	PRFSLOT slots[PRF_MAXSLOTS];
-	struct dpdump_module mod;
+	struct target mod;
 	unsigned pid, nslots = 0;
 	int i = 1, child = -1, status = 0;
 

@@ -1,6 +1,6 @@
 /* OS/2's DosProfile call as kprof-os offers it: the packed structures,
  * flags and return codes of the interface (the same bytes as OS/2's), and
- * the raw dump file the dosprof driver writes for the host tool.
+ * the payload of the raw dump the dosprof driver writes for the host tool.
  * kernel/prof/dosprof.c says what each field means here. */
 #ifndef ABI_DOSPROF_H
 #define ABI_DOSPROF_H
@@ -145,29 +145,19 @@ _Static_assert(sizeof(PRFCMD) == 19, "PRFCMD is 19 bytes");
 _Static_assert(sizeof(PRFRET) == 15, "PRFRET is 15 bytes");
 #endif
 
-/* The raw dump (/tmp/prof/dosprof.PID): a header, a module table, then
- * records, each the bytes one PRF_CM_DUMP returned. Its header carries
- * what the common dump header will (magic, engine, version, rate,
- * modules), so moving to that header changes this block alone. All
- * numbers little-endian. */
-#define DPDUMP_MAGIC    0x50534f44u     /* "DOSP" */
-#define DPDUMP_VERSION  1
-#define DPDUMP_ENGINE   "dosprof"
+/* The raw dump (/tmp/prof/dosprof.PID) is a common dump (abi/dump.h,
+ * engine DUMP_ENGINE_DOSPROF) with one module: the program profiled (its
+ * path) or DPDUMP_KERNEL, its build-id, load 0 (both are linked where they
+ * run). rate_mhz is the mean sampling rate: the clock's, divided by the
+ * flgbits divider when there is one. The payload is a struct dpdump, then
+ * nrecords records, each a struct dpdump_rec and the bytes one PRF_CM_DUMP
+ * returned. All numbers little-endian. */
+#define DPDUMP_KERNEL   "kernel"
 
-struct __attribute__((packed)) dpdump_hdr {
-	uint32_t magic;
-	char engine[8];
-	uint32_t version;
-	uint32_t rate;                  /* samples per second: r0_timval */
+struct __attribute__((packed)) dpdump {
 	uint32_t pid;                   /* 0: the kernel */
-	uint32_t nmodules;
 	uint32_t nrecords;
-};
-
-struct __attribute__((packed)) dpdump_module {
-	char name[32];                  /* the program, or "kernel" */
-	uint32_t text_start, text_end;
-	uint8_t build_id[20];           /* zeros: unknown */
+	uint32_t text_start, text_end;  /* the module's text (0, 0: unknown) */
 };
 
 struct __attribute__((packed)) dpdump_rec {
@@ -176,8 +166,7 @@ struct __attribute__((packed)) dpdump_rec {
 	uint32_t len;                   /* bytes that follow */
 };
 
-_Static_assert(sizeof(struct dpdump_hdr) == 32, "dpdump_hdr");
-_Static_assert(sizeof(struct dpdump_module) == 60, "dpdump_module");
+_Static_assert(sizeof(struct dpdump) == 16, "dpdump: a multiple of 8, as abi/dump.h asks");
 _Static_assert(sizeof(struct dpdump_rec) == 12, "dpdump_rec");
 
 #endif

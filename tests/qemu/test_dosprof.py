@@ -1,7 +1,8 @@
 # OS/2's DosProfile (kernel/prof/dosprof*.c): the guest's own test program
 # drives every function and return code and checks the modes against the
 # workload's known page profile; the dosprof driver's report and raw dump
-# are checked here, and read back by build/kprof.
+# are checked here, and read back by build/kprof: its DosProfile views
+# (kprof dosprof) and the report every dump gets (its reader rd_dosprof.c).
 import os
 import re
 import subprocess
@@ -41,6 +42,15 @@ def kprof(*args):
     return r.stdout
 
 
+def report_rows(elf, dump):
+    """{symbol: samples} of the plain report (build/kprof ELF DUMP), which
+    must know the dump by its header."""
+    rep = kprof(elf, dump)
+    assert re.search(r"^clock\s+[\d.]+ Hz  \(dosprof\)$", rep, re.M), rep
+    return rep, {n: int(c) for c, n in
+                 re.findall(r"^\s+[\d.]+\s+[\d.]+\s+(\d+)  (\S+)$", rep, re.M)}
+
+
 def near(got, want, tol, what):
     assert abs(got - want) <= tol, "%s: %.1f %%, want %.1f +- %.1f" % (what, got, want, tol)
 
@@ -49,8 +59,9 @@ def near(got, want, tol, what):
 def dosprof_driver(m):
     """The dosprof driver over dpwork (pages a/b/c at 50/30/20 %) in each
     mode: its report, then its raw dumps read by build/kprof, which must
-    name dp_page_a/b/c with the same shares; a rate owned by devkprof gives
-    PRF_TIMER_RESET."""
+    name dp_page_a/b/c with the same shares (kprof dosprof, and the plain
+    report with the same hits per function as kprof dosprof's hit table); a
+    rate owned by devkprof gives PRF_TIMER_RESET."""
     elf = build_path("user", "bin", "dpwork")
     a = symbol(elf, "dp_page_a")
     m.wait_prompt()
@@ -88,6 +99,17 @@ def dosprof_driver(m):
     fn = {n: float(s) for s, n in re.findall(r"^\s+\d+\s+([\d.]+)%\s+(\w+)$", rep, re.M)}
     for name, want in (("dp_page_a", 50), ("dp_page_b", 30), ("dp_page_c", 20)):
         near(fn.get(name, 0), want, 4, "kprof hit table %s" % name)
+    # the plain report charges each function the hits kprof dosprof does
+    hits = {n: int(c) for c, n in re.findall(r"^\s+(\d+)\s+[\d.]+%\s+(\S+)$", rep, re.M)}
+    text, rows = report_rows(elf, dumps[1])
+    m.text += "\n--- kprof (hit) ---\n" + text
+    assert rows == hits and sum(hits.values()) > 900, (rows, hits)
+    # and the counts of the count and detail dumps at their ranges' starts
+    for dump, what in ((dumps[0], "count"), (dumps[2], "detail")):
+        _, rows = report_rows(elf, dump)
+        total = sum(rows.values())
+        for name, want in (("dp_page_a", 50), ("dp_page_b", 30), ("dp_page_c", 20)):
+            near(100.0 * rows.get(name, 0) / total, want, 4, "kprof %s %s" % (what, name))
     rep = kprof("dosprof", "--addr", "--top", "3", elf, dumps[1])
     rows = re.findall(r"^\s+\d+\s+[\d.]+%\s+0x([0-9a-f]{8}) (\w+)\+0x([0-9a-f]+)$", rep, re.M)
     # the hottest addresses are in page a's loop, each named by its offset
@@ -102,10 +124,10 @@ def dosprof_driver(m):
 
 @test("dosprof_dump_bad", timeout=300, icount=True)
 def dosprof_dump_bad(m):
-    """kprof dosprof (the ASan and UBSan build) on a real dump cut at every
-    length and with each header and record field broken: exit 0 or 2 with
-    one "kprof: " line, never a crash; the kernel's dump checks its
-    build-id against the kernel ELF given."""
+    """kprof dosprof and the plain report (the ASan and UBSan build) on a
+    real dump cut at every length and with each header and record field
+    broken: exit 0 or 2 with one "kprof: " line, never a crash; the
+    kernel's dump checks its build-id against the ELF given."""
     m.wait_prompt()
     m.check(m.run("dosprof -k -m hit kwork loop 1000000 1"), [r"^dump /tmp/prof/dosprof\.0$"])
     out = m.run("dosprof -z 4000 -m detail -b 64 dpwork aaaaabbbcc:500")
@@ -116,21 +138,24 @@ def dosprof_dump_bad(m):
     kdump = os.path.join(m.scratch, "out", "tmp", "prof", "dosprof.0")
     udump = os.path.join(m.scratch, "out", path.lstrip("/"))
     m.text += "\n--- kprof dosprof (kernel) ---\n" + kprof("dosprof", build_path("kernel.elf"), kdump)
-    r = subprocess.run([build_path("kprof"), "dosprof", build_path("user", "bin", "dpwork"), kdump],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and "build-id" in r.stderr, (r.returncode, r.stderr)
+    for view in (["dosprof"], []):
+        r = subprocess.run([build_path("kprof")] + view + [build_path("user", "bin", "dpwork"), kdump],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and "build-id" in r.stderr, (r.returncode, r.stderr)
     data = open(udump, "rb").read()
     bad = os.path.join(m.scratch, "bad")
     variants = [data[:n] for n in range(0, len(data), 7)]
-    for off in list(range(0, 32, 4)) + list(range(92, min(len(data), 400), 4)):
+    # the dump header, module table, payload header and records
+    for off in range(0, min(len(data), 400), 4):
         for v in (0, 0xFFFFFFFF, 0x7FFFFFFF, 3):
             variants.append(data[:off] + v.to_bytes(4, "little") + data[off + 4:])
     asan = build_path("kprof-asan")
     for i, v in enumerate(variants):
         open(bad, "wb").write(v)
-        r = subprocess.run([asan, "dosprof", build_path("user", "bin", "dpwork"), bad],
-                           capture_output=True, text=True, timeout=60)
-        assert r.returncode in (0, 2), "variant %d: exit %d\n%s" % (i, r.returncode, r.stderr[-2000:])
-        assert "Sanitizer" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-2000:]
-        if r.returncode == 2:
-            assert re.match(r"^kprof: .+\n$", r.stderr), "variant %d: %r" % (i, r.stderr)
+        for view in (["dosprof"], []):
+            r = subprocess.run([asan] + view + [build_path("user", "bin", "dpwork"), bad],
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode in (0, 2), "variant %d: exit %d\n%s" % (i, r.returncode, r.stderr[-2000:])
+            assert "Sanitizer" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-2000:]
+            if r.returncode == 2:
+                assert re.match(r"^kprof: .+\n$", r.stderr), "variant %d: %r" % (i, r.stderr)

@@ -1,123 +1,19 @@
-/* dosprof.c: kprof dosprof [--addr] [--top N] ELF DUMP: reads a raw
- * DosProfile dump (include/abi/dosprof.h, written by the guest's dosprof)
- * and charges its hit table to the functions of ELF (or, with --addr, to
- * each address), and its detailed counters to the functions each counter's
- * range holds, with each function's share of that range's code. */
+/* dosprof.c: kprof dosprof [--addr] [--top N] ELF DUMP: the DosProfile
+ * views of a raw dump (parsed by rd_dosprof.c, the reader that gives plain
+ * kprof its report): the global data, each slot's count, the hit table
+ * charged to the functions of ELF (or, with --addr, to each address), and
+ * the detailed counters with the functions each counter's range holds and
+ * each function's share of that range's code. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/dosprof.h"
 #include "kprof.h"
 
-#define DPDUMP_MAX (64u << 20)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define USAGE "kprof dosprof [--addr] [--top N] ELF DUMP"
-
-struct dpdump {
-	struct dpdump_hdr h;
-	struct dpdump_module mod;
-	PRFRET0 r0;
-	int have_r0;
-	const PRFRET1 *r1;
-	const PRFRET2 *r2;
-	struct { uint32_t vaddr; const PRFRET3 *r3; } det[PRF_MAXSLOTS];
-	int ndet;
-};
-
-/* every record checked against the file's end and its own declared count */
-static int parse(struct dpdump *d, const unsigned char *buf, size_t len, const char *name)
-{
-	size_t off = sizeof d->h + sizeof d->mod;
-
-	memset(d, 0, sizeof *d);
-	if (len < off) {
-		kp_error("%s: truncated: %zu bytes, a DosProfile dump has at least %zu", name, len, off);
-		return -1;
-	}
-	memcpy(&d->h, buf, sizeof d->h);
-	if (d->h.magic != DPDUMP_MAGIC || memcmp(d->h.engine, DPDUMP_ENGINE, sizeof DPDUMP_ENGINE)) {
-		kp_error("%s: not a DosProfile dump (no DOSP magic)", name);
-		return -1;
-	}
-	if (d->h.version != DPDUMP_VERSION || d->h.nmodules != 1) {
-		kp_error("%s: version %u with %u modules; this kprof reads version %d with 1",
-			 name, d->h.version, d->h.nmodules, DPDUMP_VERSION);
-		return -1;
-	}
-	memcpy(&d->mod, buf + sizeof d->h, sizeof d->mod);
-	d->mod.name[sizeof d->mod.name - 1] = '\0';
-	for (uint32_t i = 0; i < d->h.nrecords; i++) {
-		struct dpdump_rec rec;
-		const unsigned char *p;
-		if (len - off < sizeof rec) {
-			kp_error("%s: record %u of %u is cut off", name, i, d->h.nrecords);
-			return -1;
-		}
-		memcpy(&rec, buf + off, sizeof rec);
-		off += sizeof rec;
-		if (len - off < rec.len) {
-			kp_error("%s: record %u claims %u bytes, %zu are left", name, i, rec.len, len - off);
-			return -1;
-		}
-		p = buf + off;
-		off += rec.len;
-		switch (rec.us_cmd) {
-		case PRF_RET_GLOBAL:
-			if (rec.len != sizeof d->r0)
-				goto bad;
-			memcpy(&d->r0, p, sizeof d->r0);
-			d->have_r0 = 1;
-			break;
-		case PRF_RET_VASLOTS:
-			if (rec.len < 1 || rec.len != 1 + p[0] * sizeof(PRFVA))
-				goto bad;
-			d->r1 = (const PRFRET1 *)p;
-			break;
-		case PRF_RET_VAHITS: {
-			uint32_t n;
-			if (rec.len < 4)
-				goto bad;
-			memcpy(&n, p, 4);
-			if (n > (rec.len - 4) / 4 || rec.len != 4 + 4 * n)
-				goto bad;
-			d->r2 = (const PRFRET2 *)p;
-			break;
-		}
-		case PRF_RET_VADETAIL: {
-			uint32_t size, n;
-			if (rec.len < 8 || d->ndet == PRF_MAXSLOTS)
-				goto bad;
-			memcpy(&size, p, 4);
-			memcpy(&n, p + 4, 4);
-			if (n > (rec.len - 8) / 4 || rec.len != 8 + 4 * n || !size || (size & (size - 1)))
-				goto bad;
-			d->det[d->ndet].vaddr = rec.us_vaddr;
-			d->det[d->ndet++].r3 = (const PRFRET3 *)p;
-			break;
-		}
-		default:
-		bad:
-			kp_error("%s: record %u (us_cmd %u, %u bytes) is malformed", name, i, rec.us_cmd,
-				 rec.len);
-			return -1;
-		}
-	}
-	if (!d->have_r0 || !d->r1) {
-		kp_error("%s: no global data or no slots: not a whole dump", name);
-		return -1;
-	}
-	return 0;
-}
-
-static uint32_t get32(const void *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* the symbol libdwfl names for addr (the symbolizer's ranges), or NULL */
 static const struct ksym *owner(const struct kelf *ke, uint32_t addr)
@@ -148,7 +44,7 @@ static int by_count(const void *a, const void *b)
 
 static int by_addr(const void *a, const void *b)
 {
-	uint32_t x = get32(a), y = get32(b);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
@@ -158,15 +54,16 @@ static void pct(FILE *out, uint64_t part, uint64_t whole)
 }
 
 /* the hit table, per function or per address */
-static void report_hits(FILE *out, const struct dpdump *d, const struct kelf *ke, int by_address,
+static void report_hits(FILE *out, const struct dosprof *d, const struct kelf *ke, int by_address,
 			long top)
 {
-	uint32_t n = get32(&d->r2->r2_nhits);
-	uint32_t *a = kp_calloc(n + 1, 4);
-	struct row *rows = kp_calloc(n + 1, sizeof *rows);
+	uint32_t n = d->nhits;
+	uint32_t *a = kp_calloc((size_t)n + 1, 4);
+	struct row *rows = kp_calloc((size_t)n + 1, sizeof *rows);
 	size_t nrows = 0;
 
-	memcpy(a, (const unsigned char *)d->r2 + 4, 4 * (size_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = dosprof_le32(d->hits + 4 * (size_t)i);
 	qsort(a, n, 4, by_addr);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ksym *s = owner(ke, a[i]);
@@ -198,18 +95,17 @@ static void report_hits(FILE *out, const struct dpdump *d, const struct kelf *ke
 }
 
 /* detailed counters: each range, its count, and the functions in it */
-static void report_detail(FILE *out, const struct dpdump *d, const struct kelf *ke, uint64_t total)
+static void report_detail(FILE *out, const struct dosprof *d, const struct kelf *ke, uint64_t total)
 {
 	for (int k = 0; k < d->ndet; k++) {
-		const unsigned char *p = (const unsigned char *)d->det[k].r3;
-		uint32_t size = get32(p), n = get32(p + 4);
+		uint32_t size = d->det[k].step, n = d->det[k].n;
 		uint32_t base = d->det[k].vaddr & ~(size - 1);
 
 		fprintf(out, "\ndetailed counters of the slot at 0x%08x: %u of %u bytes\n",
 			d->det[k].vaddr, n, size);
 		fprintf(out, "%10s %7s  %-10s  %s\n", "samples", "share", "address", "functions (share of the range's code)");
 		for (uint32_t c = 0; c < n; c++) {
-			uint32_t cnt = get32(p + 8 + 4 * c);
+			uint32_t cnt = dosprof_le32(d->det[k].cnts + 4 * (size_t)c);
 			uint64_t lo = base + (uint64_t)c * size, hi = lo + size, code = 0;
 			if (!cnt)
 				continue;
@@ -231,10 +127,51 @@ static void report_detail(FILE *out, const struct dpdump *d, const struct kelf *
 	}
 }
 
-static void build_id_hex(const uint8_t *id, char *out)
+static const char *modename(uint32_t m)
 {
-	for (int i = 0; i < 20; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
+	return m == PRF_VAHIT ? "hit" : m == PRF_VADETAIL ? "detail" : m == PRF_VATOTAL ? "count" : "?";
+}
+
+/* the dump's module path, which is bytes from the file: printable ASCII
+ * alone goes to the terminal as it is */
+static void put_path(FILE *out, const char *path)
+{
+	if (!path) {
+		fputs("(none)", out);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		fprintf(out, *c >= 0x20 && *c < 0x7f && *c != '\\' ? "%c" : "\\x%02x", *c);
+}
+
+/* the global data and each slot's count, as the guest's driver prints them */
+static void report_global(FILE *out, const struct dosprof *d)
+{
+	const struct module *m = &d->dh.mods[0];
+	const PRFRET0 *r0 = &d->r0;
+
+	fprintf(out, "DosProfile dump: %s %u, %.3f samples/s, module ", d->p.pid ? "pid" : "kernel",
+		d->p.pid, d->dh.hz);
+	put_path(out, m->path);
+	fprintf(out, " 0x%08x-0x%08x\n", d->p.text_start, d->p.text_end);
+	fprintf(out, "samples %llu: idle %u kernel %u unknown %u; errcnt %u\n",
+		(unsigned long long)d->samples, r0->r0_idle, r0->r0_kernel, r0->r0_unknown,
+		r0->r0_errcnt);
+	fprintf(out, "global flags 0x%04x shift %u timval %u ticks %u processes %u\n",
+		r0->r0_flags, r0->r0_shift, r0->r0_timval, r0->r0_reserved1, r0->r0_nstruc2);
+	fprintf(out, "\n%5s %-10s %-10s %-6s %10s %7s\n", "slot", "address", "size", "mode",
+		"samples", "share");
+	for (size_t s = 0; s < d->nslots; s++) {
+		const unsigned char *v = d->slots + s * sizeof(PRFVA);
+		uint32_t cnt = dosprof_le32(v + offsetof(PRFVA, va_cnt));
+
+		fprintf(out, "%5zu 0x%08x 0x%-8x %-6s %10u ", s,
+			dosprof_le32(v + offsetof(PRFVA, va_vaddr)),
+			dosprof_le32(v + offsetof(PRFVA, va_size)),
+			modename(dosprof_le32(v + offsetof(PRFVA, va_reserved))), cnt);
+		pct(out, cnt, d->samples);
+		fputc('\n', out);
+	}
 }
 
 int dosprof_main(int argc, char **argv)
@@ -245,14 +182,12 @@ int dosprof_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kelf ke = { 0 };
-	struct dpdump d;
+	struct dosprof d = { 0 };
 	unsigned char *buf = NULL;
 	size_t len;
-	int c, by_address = 0, status = 2;
+	int c, by_address = 0, status = 2, parsed = 0;
 	long top = 0;
-	char *end, id[41];
-	static const uint8_t zero[20];
-	uint64_t total;
+	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -276,33 +211,26 @@ int dosprof_main(int argc, char **argv)
 		return 2;
 	}
 	if (kelf_open(&ke, argv[optind], 0) < 0 ||
-	    kp_readfile(argv[optind + 1], DPDUMP_MAX, &buf, &len) < 0 ||
-	    parse(&d, buf, len, argv[optind + 1]) < 0)
+	    kp_readfile(argv[optind + 1], DPDUMP_MAX_BYTES, &buf, &len) < 0 ||
+	    dosprof_parse(&d, buf, len, argv[optind + 1]) < 0)
 		goto fail;
-	build_id_hex(d.mod.build_id, id);
-	if (memcmp(d.mod.build_id, zero, 20) && ke.build_id[0] && strcmp(id, ke.build_id)) {
-		kp_error("%s has build-id %s, the dump's %s has %s: not the program profiled",
-			 argv[optind], ke.build_id, d.mod.name, id);
+	parsed = 1;
+	if (d.dh.mods[0].build_id[0] && ke.build_id[0] && strcmp(d.dh.mods[0].build_id, ke.build_id)) {
+		kp_error("%s has build-id %s, the dump's module has %s: not the program profiled",
+			 argv[optind], ke.build_id, d.dh.mods[0].build_id);
 		goto fail;
 	}
-	total = (uint64_t)d.r0.r0_idle + d.r0.r0_vm86 + d.r0.r0_kernel + d.r0.r0_shrmem +
-		d.r0.r0_unknown;
-	for (int i = 0; i < d.r1->r1_nslots; i++)
-		total += get32(&d.r1->r1_slots[i].va_cnt);
-	printf("DosProfile dump: %s %u, %u samples/s, module %s 0x%08x-0x%08x\n",
-	       d.h.pid ? "pid" : "kernel", d.h.pid, d.h.rate, d.mod.name, d.mod.text_start,
-	       d.mod.text_end);
-	printf("samples %llu: idle %u kernel %u unknown %u; errcnt %u\n",
-	       (unsigned long long)total, d.r0.r0_idle, d.r0.r0_kernel, d.r0.r0_unknown,
-	       d.r0.r0_errcnt);
-	if (d.r2)
+	report_global(stdout, &d);
+	if (d.have_hits)
 		report_hits(stdout, &d, &ke, by_address, top);
-	report_detail(stdout, &d, &ke, total);
+	report_detail(stdout, &d, &ke, d.samples);
 	status = 0;
 	goto out;
 fail:
 	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
+	if (parsed)
+		dump_free(&d.dh);
 	free(buf);
 	kelf_close(&ke);
 	return status;

@@ -12,6 +12,7 @@
 #include "abi/kprof.h"
 #include "abi/dump.h"
 #include "abi/gmon.h"
+#include "abi/dosprof.h"
 
 /* ---- util.c: errors, memory, files ---- */
 
@@ -89,6 +90,7 @@ struct sampleset {
 	/* what the report header says besides the totals */
 	int has_saturated, running, has_ticks;
 	uint64_t saturated, full_bins, info_ticks;
+	char note[256];                /* a reader's caveat for the header, or "" */
 	/* sampled call stacks come here with the stack engine's reader */
 };
 
@@ -277,8 +279,30 @@ uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
 
-/* ---- dosprof.c: kprof dosprof ELF DUMP, the DosProfile reader ---- */
+/* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 
+#define DPDUMP_MAX_BYTES (64u << 20)  /* a full session's dump is a few MiB */
+
+struct dosprof {                   /* a parsed dump, pointing into its bytes */
+	struct dumphdr dh;             /* mods[0] is the target */
+	struct dpdump p;
+	PRFRET0 r0;
+	const unsigned char *slots;    /* nslots PRFVA */
+	size_t nslots;
+	const unsigned char *hits;     /* nhits little-endian addresses, oldest first */
+	uint32_t nhits;
+	int have_hits;
+	struct {                       /* a detailed slot's counters */
+		uint32_t vaddr, size;      /* the slot's */
+		uint32_t step, n;          /* bytes per counter, counters */
+		const unsigned char *cnts;
+	} det[PRF_MAXSLOTS];
+	int ndet;
+	uint64_t samples;              /* every counter's sum, as the guest's PCT */
+};
+
+int dosprof_parse(struct dosprof *d, const unsigned char *buf, size_t len, const char *name);
+uint32_t dosprof_le32(const unsigned char *p);
 int dosprof_main(int argc, char **argv);
 
 #endif

@@ -10,7 +10,8 @@
 
 #define READERS(X) \
 	X(kpdata) \
-	X(gmon)
+	X(gmon) \
+	X(dosprof)
 
 #define WRITERS(X) \
 	X(text) \

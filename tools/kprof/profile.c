@@ -21,13 +21,13 @@ int kp_check_build_id(const struct kelf *ke, const struct module *m, int force)
 	/* Without an id on both sides nothing says the dump is from another
 	 * kernel, only that it cannot be checked. */
 	if (!ke->build_id[0] || !m->build_id[0])
-		kp_error("build-id missing: %s has %s, kpinfo has %s; the dump cannot be matched to "
-			 "the kernel%s", ke->path, elf_id, dump_id,
+		kp_error("build-id missing: %s has %s, the dump has %s; the dump cannot be matched to "
+			 "the ELF%s", ke->path, elf_id, dump_id,
 			 force ? " (--force: going on)" : " (--force to use it anyway)");
 	else
-		kp_error("build-id mismatch: %s has %s, kpinfo has %s%s", ke->path, elf_id, dump_id,
+		kp_error("build-id mismatch: %s has %s, the dump has %s%s", ke->path, elf_id, dump_id,
 			 force ? " (--force: going on)" :
-			 "; the dump is from another kernel (--force to use it anyway)");
+			 "; the dump is of another build (--force to use it anyway)");
 	return force ? 1 : -1;
 }
 
@@ -50,9 +50,10 @@ static const char *base(const char *path)
 }
 
 /* Each module to the ELF with its build-id, else to the ELF of its file
- * name. A dump of one module (kpdata) that matches neither is of the first
- * ELF, the kernel, and refused as another kernel's unless forced; the
- * warning for --force goes to warning. */
+ * name; a dump of one module that matches neither is of the first ELF,
+ * and refused unless the ids agree (or --force). A module paired by name
+ * is refused the same way when it names an id; the warning for --force
+ * goes to warning. */
 int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n)
 {
 	free(sy->of);
@@ -60,19 +61,23 @@ int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char 
 	sy->of = kp_calloc(ss->nmods, sizeof *sy->of);
 	for (size_t i = 0; i < ss->nmods; i++) {
 		const struct module *m = &ss->mods[i];
+		int byid, bydefault;
 
 		sy->of[i] = -1;
 		for (size_t e = 0; e < sy->n && sy->of[i] < 0; e++)
 			if (m->build_id[0] && strcmp(m->build_id, sy->elfs[e].build_id) == 0)
 				sy->of[i] = (long)e;
+		byid = sy->of[i] >= 0;
 		for (size_t e = 0; e < sy->n && sy->of[i] < 0 && m->path; e++)
 			if (strcmp(base(m->path), base(sy->elfs[e].path)) == 0)
 				sy->of[i] = (long)e;
-		if (sy->of[i] < 0 && ss->nmods == 1 && sy->n > 0) {
+		bydefault = sy->of[i] < 0 && ss->nmods == 1 && sy->n > 0;
+		if (bydefault)
 			sy->of[i] = 0;
-			if (ss->unidentified)
-				continue;       /* the format names no build-id: the ELF given is it */
-			switch (kp_check_build_id(&sy->elfs[0], m, force)) {
+		/* paired by default, or by name while the dump names an id: the
+		 * ids must still agree (a rebuilt program keeps its name) */
+		if (sy->of[i] >= 0 && !byid && !ss->unidentified && (bydefault || m->build_id[0])) {
+			switch (kp_check_build_id(&sy->elfs[sy->of[i]], m, force)) {
 			case -1:
 				return -1;
 			case 1:
@@ -141,8 +146,10 @@ int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampl
 			p->unknown += f->count;
 		}
 	}
-	p->outside = ss->kernel > sum ? ss->kernel - sum : 0;
-	p->kernel = ss->kernel > sum ? ss->kernel : sum;
+	/* kernel ticks without a count are the kernel's to show; a user
+	 * profile's counts are all there is of its scope */
+	p->outside = !ss->scope && ss->kernel > sum ? ss->kernel - sum : 0;
+	p->kernel = !ss->scope && ss->kernel > sum ? ss->kernel : sum;
 	return 0;
 }
 

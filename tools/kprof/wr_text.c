@@ -74,6 +74,8 @@ static void header(FILE *out, const struct symbolizer *sy, const struct samplese
 			(uintmax_t)p->kernel);
 	if (ss->running)
 		fprintf(out, "note    profiling was on when the dump was read (state on)\n");
+	if (ss->note[0])
+		fprintf(out, "note    %s\n", ss->note);
 	if (ss->has_ticks && ss->info_ticks != ss->total)
 		fprintf(out, "note    kpinfo ticks %ju differ from kpdata's %ju: read at different times\n",
 			(uintmax_t)ss->info_ticks, (uintmax_t)ss->total);
