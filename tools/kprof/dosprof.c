@@ -63,7 +63,7 @@ static void report_hits(FILE *out, const struct dosprof *d, const struct kelf *k
 	size_t nrows = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		a[i] = dosprof_le32(d->hits + 4 * (size_t)i);
+		a[i] = kp_le32(d->hits + 4 * (size_t)i);
 	qsort(a, n, 4, by_addr);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ksym *s = owner(ke, a[i]);
@@ -105,7 +105,7 @@ static void report_detail(FILE *out, const struct dosprof *d, const struct kelf 
 			d->det[k].vaddr, n, size);
 		fprintf(out, "%10s %7s  %-10s  %s\n", "samples", "share", "address", "functions (share of the range's code)");
 		for (uint32_t c = 0; c < n; c++) {
-			uint32_t cnt = dosprof_le32(d->det[k].cnts + 4 * (size_t)c);
+			uint32_t cnt = kp_le32(d->det[k].cnts + 4 * (size_t)c);
 			uint64_t lo = base + (uint64_t)c * size, hi = lo + size, code = 0;
 			if (!cnt)
 				continue;
@@ -163,12 +163,12 @@ static void report_global(FILE *out, const struct dosprof *d)
 		"samples", "share");
 	for (size_t s = 0; s < d->nslots; s++) {
 		const unsigned char *v = d->slots + s * sizeof(PRFVA);
-		uint32_t cnt = dosprof_le32(v + offsetof(PRFVA, va_cnt));
+		uint32_t cnt = kp_le32(v + offsetof(PRFVA, va_cnt));
 
 		fprintf(out, "%5zu 0x%08x 0x%-8x %-6s %10u ", s,
-			dosprof_le32(v + offsetof(PRFVA, va_vaddr)),
-			dosprof_le32(v + offsetof(PRFVA, va_size)),
-			modename(dosprof_le32(v + offsetof(PRFVA, va_reserved))), cnt);
+			kp_le32(v + offsetof(PRFVA, va_vaddr)),
+			kp_le32(v + offsetof(PRFVA, va_size)),
+			modename(kp_le32(v + offsetof(PRFVA, va_reserved))), cnt);
 		pct(out, cnt, d->samples);
 		fputc('\n', out);
 	}

@@ -302,7 +302,6 @@ struct dosprof {                   /* a parsed dump, pointing into its bytes */
 };
 
 int dosprof_parse(struct dosprof *d, const unsigned char *buf, size_t len, const char *name);
-uint32_t dosprof_le32(const unsigned char *p);
 int dosprof_main(int argc, char **argv);
 
 #endif

@@ -12,7 +12,7 @@
 #include "kprof.h"
 
 #define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] [--elf PROG.elf]... " \
-	      "[--format readprofile -o DIR] KERNEL.elf KPDATA"
+	      "[--format readprofile -o DIR] ELF DUMP"
 #define MAX_ELFS 64
 
 struct opts {
@@ -27,9 +27,12 @@ struct opts {
 static void help(void)
 {
 	printf("usage: %s\n\n"
-	       "Report where a kernel spent its clock ticks, from a devkprof dump.\n"
-	       "KPDATA is /dev/kpdata; its kpinfo is read from the same directory.\n\n"
-	       "  --kpinfo FILE        the kpinfo to use instead of the one beside KPDATA\n"
+	       "Report where the clock ticks went, from a dump and the ELF it names:\n"
+	       "devkprof's /dev/kpdata with the kernel's ELF (its kpinfo is read from the\n"
+	       "same directory), a profil(2) gmon file or a DosProfile dump with the\n"
+	       "program's. The format is told from the file's first bytes.\n"
+	       "Also: kprof gmon PROG.elf GMON, kprof dosprof ELF DUMP (their own views).\n\n"
+	       "  --kpinfo FILE        the kpinfo to use instead of the one beside a kpdata\n"
 	       "  --lines              a row per source line (file:line, from DWARF)\n"
 	       "  --addr               a row per bin address, with symbol+offset and instruction\n"
 	       "  --top N              print only the N rows with the most samples (0: all)\n"
@@ -113,7 +116,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return usage_error(argc - optind < 2 ? "missing KERNEL.elf or KPDATA" :
+		return usage_error(argc - optind < 2 ? "missing ELF or DUMP" :
 				   "too many arguments", NULL);
 	if (lines && addr)
 		return usage_error("--lines and --addr are two different reports; pick one", NULL);

@@ -18,11 +18,6 @@
 
 #include "kprof.h"
 
-uint32_t dosprof_le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* one record: its kind, checked against its length and against what came before */
 static int record(struct dosprof *d, const struct dpdump_rec *rec, const unsigned char *p)
 {
@@ -41,7 +36,7 @@ static int record(struct dosprof *d, const struct dpdump_rec *rec, const unsigne
 	case PRF_RET_VAHITS:
 		if (rec->len < 4 || d->have_hits)
 			return -1;
-		d->nhits = dosprof_le32(p);
+		d->nhits = kp_le32(p);
 		if (d->nhits > (rec->len - 4) / 4 || rec->len != 4 + 4 * (size_t)d->nhits)
 			return -1;
 		d->hits = p + 4;
@@ -52,8 +47,8 @@ static int record(struct dosprof *d, const struct dpdump_rec *rec, const unsigne
 
 		if (rec->len < 8 || d->ndet == PRF_MAXSLOTS)
 			return -1;
-		step = dosprof_le32(p);
-		n = dosprof_le32(p + 4);
+		step = kp_le32(p);
+		n = kp_le32(p + 4);
 		if (n > (rec->len - 8) / 4 || rec->len != 8 + 4 * (size_t)n || !step || (step & (step - 1)))
 			return -1;
 		d->det[d->ndet].vaddr = rec->us_vaddr;
@@ -77,13 +72,13 @@ static int detail_slots(struct dosprof *d)
 		for (s = 0; s < d->nslots; s++) {
 			const unsigned char *v = d->slots + s * sizeof(PRFVA);
 
-			if (dosprof_le32(v + offsetof(PRFVA, va_vaddr)) == d->det[k].vaddr &&
-			    dosprof_le32(v + offsetof(PRFVA, va_reserved)) == PRF_VADETAIL)
+			if (kp_le32(v + offsetof(PRFVA, va_vaddr)) == d->det[k].vaddr &&
+			    kp_le32(v + offsetof(PRFVA, va_reserved)) == PRF_VADETAIL)
 				break;
 		}
 		if (s == d->nslots)
 			return -1;
-		d->det[k].size = dosprof_le32(d->slots + s * sizeof(PRFVA) + offsetof(PRFVA, va_size));
+		d->det[k].size = kp_le32(d->slots + s * sizeof(PRFVA) + offsetof(PRFVA, va_size));
 	}
 	return 0;
 }
@@ -142,7 +137,7 @@ int dosprof_parse(struct dosprof *d, const unsigned char *buf, size_t len, const
 	d->samples = (uint64_t)d->r0.r0_idle + d->r0.r0_vm86 + d->r0.r0_kernel + d->r0.r0_shrmem +
 		     d->r0.r0_unknown;
 	for (size_t s = 0; s < d->nslots; s++)
-		d->samples += dosprof_le32(d->slots + s * sizeof(PRFVA) + offsetof(PRFVA, va_cnt));
+		d->samples += kp_le32(d->slots + s * sizeof(PRFVA) + offsetof(PRFVA, va_cnt));
 	return 0;
 fail:
 	dump_free(&d->dh);
@@ -175,13 +170,13 @@ static int dosprof_parse_set(struct sampleset *ss, const unsigned char *buf, siz
 		cap += d.det[k].n;
 	ss->flat = kp_calloc(cap, sizeof *ss->flat);
 	for (uint32_t i = 0; i < d.nhits; i++)
-		ss->flat[n++] = (struct flat){ 0, dosprof_le32(d.hits + 4 * (size_t)i), 1 };
+		ss->flat[n++] = (struct flat){ 0, kp_le32(d.hits + 4 * (size_t)i), 1 };
 	for (int k = 0; k < d.ndet; k++) {
 		uint64_t base = d.det[k].vaddr & ~(uint64_t)(d.det[k].step - 1);
 
 		for (uint32_t c = 0; c < d.det[k].n; c++) {
 			uint64_t at = base + (uint64_t)c * d.det[k].step;
-			uint32_t cnt = dosprof_le32(d.det[k].cnts + 4 * (size_t)c);
+			uint32_t cnt = kp_le32(d.det[k].cnts + 4 * (size_t)c);
 
 			ranged += cnt;
 			if (cnt)
@@ -190,12 +185,12 @@ static int dosprof_parse_set(struct sampleset *ss, const unsigned char *buf, siz
 	}
 	for (size_t s = 0; s < d.nslots; s++) {
 		const unsigned char *v = d.slots + s * sizeof(PRFVA);
-		uint32_t cnt = dosprof_le32(v + offsetof(PRFVA, va_cnt));
+		uint32_t cnt = kp_le32(v + offsetof(PRFVA, va_cnt));
 
 		user += cnt;
-		if (cnt && dosprof_le32(v + offsetof(PRFVA, va_reserved)) == PRF_VATOTAL) {
+		if (cnt && kp_le32(v + offsetof(PRFVA, va_reserved)) == PRF_VATOTAL) {
 			ranged += cnt;
-			ss->flat[n++] = (struct flat){ 0, dosprof_le32(v + offsetof(PRFVA, va_vaddr)), cnt };
+			ss->flat[n++] = (struct flat){ 0, kp_le32(v + offsetof(PRFVA, va_vaddr)), cnt };
 		}
 	}
 	if (ranged)
