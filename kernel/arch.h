@@ -68,6 +68,9 @@ void arch_context_init(struct context *ctx);
 /* the debug trap and single-stepping, for the per-instruction profiler */
 void arch_single_step(struct trapframe *tf, bool on);
 bool arch_trap_is_step(const struct trapframe *tf);    /* a #DB from the trap flag */
+/* the length of the instruction at b[0..n) (0: cut short or unknown) and
+ * whether it is a call (near or far, direct or indirect) */
+uint32_t arch_insn_decode(const uint8_t *b, uint32_t n, bool *is_call);
 
 /* Frame-pointer stack walks. They store at most max return addresses in
  * pcs and return how many; a null, misaligned, cyclic or unmapped frame

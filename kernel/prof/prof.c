@@ -178,6 +178,7 @@ void prof_init(const struct bootcfg *cfg)
 {
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
+	heat_init();
 	if (cfg->prof_test)
 		testeng_init();
 }
