@@ -2,16 +2,21 @@
  * every user instruction it executes (/dev/heat then holds the counts):
  *   heat PROG [ARG...]
  * The old heat is thrown away first; PROG without a '/' is looked up in
- * /bin. Exits with PROG's status and prints heatinfo's summary to fd 2. */
+ * /bin. Exits with PROG's status and prints heatinfo's summary to fd 2.
+ *   heat -s PROG [ARG...]
+ * runs it under the clock-tick sampler instead (/dev/usample), for the
+ * accuracy check of samples against heat. */
 #include "ulib.h"
 #include "abi/heat.h"
 #include "stdio.h"
 #include "stdlib.h"
 #include "string.h"
 
+static const char *ctlfile = "/dev/heatctl";
+
 static int ctl(const char *msg)
 {
-	int fd = open("/dev/heatctl", O_WRONLY), r;
+	int fd = open(ctlfile, O_WRONLY), r;
 
 	if (fd < 0)
 		return -1;
@@ -44,8 +49,14 @@ int main(int argc, char **argv)
 	char path[128];
 	int pid, status;
 
+	int sample = argc > 1 && strcmp(argv[1], "-s") == 0;
+
+	if (sample) {
+		ctlfile = "/dev/usamplectl";
+		argc--, argv++;
+	}
 	if (argc < 2) {
-		fprintf(2, "usage: heat PROG [ARG...]\n");
+		fprintf(2, "usage: heat [-s] PROG [ARG...]\n");
 		return 1;
 	}
 	if (strchr(argv[1], '/'))
@@ -53,17 +64,21 @@ int main(int argc, char **argv)
 	else
 		snprintf(path, sizeof path, "/bin/%s", argv[1]);
 	if (ctl(HEATCTL_CHILD) < 0) {
-		fprintf(2, "heat: /dev/heatctl: %s\n", strerror(errno));
+		fprintf(2, "heat: %s: %s\n", ctlfile, strerror(errno));
 		return 1;
 	}
 	if ((pid = spawn(path, argv + 1, NULL)) < 0) {
 		fprintf(2, "heat: %s: %s\n", path, strerror(errno));
-		ctl(HEATCTL_STOP);
+		ctl(HEATCTL_STOP);      /* the sampler's stop has the same name */
 		return 1;
 	}
 	if (wait(pid, &status, 0) < 0) {
 		fprintf(2, "heat: wait: %s\n", strerror(errno));
 		return 1;
+	}
+	if (sample) {
+		fprintf(2, "heat: pid %d exited with status %d (sampled)\n", pid, status);
+		return status;
 	}
 	fprintf(2, "heat: pid %d exited with status %d: %u instructions at %u addresses, "
 		"%u pages of memory\n", pid, status, info(HEATINFO_STEPS), info(HEATINFO_ADDRS),

@@ -3,7 +3,7 @@
 # A program made of several files also gets one line like the usertests one.
 
 USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
-	hog usertests tickcost put heat heattest
+	hog usertests tickcost put heat heattest accwork
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c

@@ -9,5 +9,6 @@ void kprof_init(uint32_t res);          /* devkprof.c */
 void example_init(bool on);             /* example.c */
 void testeng_init(void);                /* testeng.c: /dev/proftest */
 void heat_init(void);                   /* heat.c: /dev/heatctl, /dev/heat */
+void usample_init(void);                /* usample.c: /dev/usample */
 
 #endif

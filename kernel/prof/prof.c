@@ -179,6 +179,7 @@ void prof_init(const struct bootcfg *cfg)
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
 	heat_init();
+	usample_init();
 	if (cfg->prof_test)
 		testeng_init();
 }

@@ -10,12 +10,12 @@
 
 KPROF_SRC  := tools/kprof
 KPROF_OBJ  := $(BUILD)/tools/kprof
-KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export
+KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export heat accuracy
 KPROF_TESTS := test_main test_util test_parse test_cli test_export
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
-KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone)
+KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone) -lm
 KPROF_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -MD -MP -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
 KPROF_SAN    := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

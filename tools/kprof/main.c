@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kprof.h"
+#include "heat.h"
 
 #define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] " \
 	      "[--format readprofile -o DIR] KERNEL.elf KPDATA"
@@ -131,6 +132,11 @@ int main(int argc, char **argv)
 	char *kpinfo = NULL, warning[1024] = "";
 	int status = 2;
 
+	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
+	if (argc > 1 && strcmp(argv[1], "heat") == 0)
+		return heat_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "accuracy") == 0)
+		return accuracy_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
 	if (kelf_open(&ke, o.elf) < 0 || kpdata_read(&kd, o.kpdata) < 0)
