@@ -57,50 +57,66 @@ static void out_of_memory(void)
 	heat_stop("stopped: out of memory for records");
 }
 
+/* The record page of the last lookup: nearly every step stays in it. */
+static struct heat_rec *lastpage;
+static uint32_t lastpage_va;
+
 /* the record of va, or NULL (outside user space, or no memory: then
  * tracing stops) */
-static struct heat_rec *rec(uint32_t va)
+__attribute__((noinline)) static struct heat_rec *rec_slow(uint32_t va)
 {
 	int why;
 	struct heat_rec *r = heattab_get(va, &why);
 
 	if (!r && why == -ENOMEM)
 		out_of_memory();
+	if (r) {
+		lastpage = r - va % HEAT_RECPAGE_BYTES;
+		lastpage_va = va - va % HEAT_RECPAGE_BYTES;
+	}
 	return r;
 }
 
+static inline struct heat_rec *rec(uint32_t va)
+{
+	if (__builtin_expect(lastpage && va - lastpage_va < HEAT_RECPAGE_BYTES, 1)) {
+		struct heat_rec *r = &lastpage[va - lastpage_va];
+		if (__builtin_expect(r->flags & HEAT_F_DECODED, 1))
+			return r;
+	}
+	return rec_slow(va);
+}
+
 /* cur completed, taking raw ticks, and the next instruction is at next */
-static void step_to(uint32_t next, uint64_t raw)
+static inline void step_to(uint32_t next, uint64_t raw)
 {
 	struct heat_rec *r = currec, *n;
-	bool transfer = false;
+	uint32_t f = 0;
 
-	if (need_rec) {
+	if (__builtin_expect(need_rec, 0)) {
 		r = rec(cur);
 		need_rec = false;
 	}
-	if (r) {
+	heat.steps++;
+	if (__builtin_expect(r != NULL, 1)) {
 		if (__builtin_expect(r->count == 0, 0))
 			heat.addrs++;
 		prof_add_sat(&r->count, 1, &heat.lost);
 		r->raw += raw;
-		if (r->len && next != cur + r->len) {
+		if (next != cur + r->len && r->len) {
 			r->flags |= HEAT_F_EXIT;
-			transfer = true;
+			f = HEAT_F_ENTER;
 		}
-	} else if (cur) {
+		if (r->flags & HEAT_F_ISCALL)
+			f |= HEAT_F_CALLED;
+	} else {
 		heat.outside++;
 	}
-	heat.steps++;
-	if (!heat.tracing)              /* rec() ran out of memory */
-		return;
+	if (__builtin_expect(!heat.tracing, 0))
+		return;                 /* rec(cur) ran out of memory */
 	n = rec(next);
-	if (n) {
-		if (transfer)
-			n->flags |= HEAT_F_ENTER;
-		if (r && (r->flags & HEAT_F_ISCALL))
-			n->flags |= HEAT_F_CALLED;
-	}
+	if (n)
+		n->flags |= f;
 	cur = next;
 	currec = n;
 }
@@ -111,10 +127,12 @@ static bool heat_debug(struct proc *p, struct trapframe *tf)
 
 	if (p != traced || !arch_trap_is_step(tf))
 		return false;           /* not a step of ours: the process dies */
-	raw = t0 ? now - t0 : 0;
-	if (raw && (raw < heat.minstep || !heat.minstep))
+	raw = now - t0;
+	if (__builtin_expect(!t0, 0))
+		raw = 0;                /* its start was not seen */
+	else if (raw < heat.minstep || !heat.minstep)
 		heat.minstep = raw;
-	if (have_cur)
+	if (__builtin_expect(have_cur, 1))
 		step_to(arch_frame_pc(tf), raw);
 	t0 = 0;
 	return true;
@@ -124,17 +142,19 @@ static void heat_userret(struct proc *p, struct trapframe *tf)
 {
 	uint32_t pc = arch_frame_pc(tf);
 
-	if (p != traced || !heat.tracing)
+	if (p != traced)
 		return;
-	if (!have_cur) {                /* the first return since tracing began */
-		cur = pc;
-		currec = rec(pc);
-		have_cur = true;
-	} else if (pc != cur) {         /* cur completed in the kernel: int 0x80 */
-		step_to(pc, heat.minstep);
+	if (__builtin_expect(pc != cur || !have_cur, 0)) {
+		if (!have_cur) {        /* the first return since tracing began */
+			cur = pc;
+			currec = rec(pc);
+			have_cur = true;
+		} else {                /* cur completed in the kernel: int 0x80 */
+			step_to(pc, heat.minstep);
+		}
+		if (!heat.tracing)
+			return;
 	}
-	if (!heat.tracing)
-		return;
 	arch_single_step(tf, true);
 	t0 = arch_read_tsc();
 }
@@ -232,6 +252,7 @@ void heat_clear(void)
 {
 	heat_stop("stopped");
 	heattab_free();
+	lastpage = NULL;
 	memset(&heat, 0, sizeof heat);
 }
 
