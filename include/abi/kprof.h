@@ -1,5 +1,5 @@
-/* The devkprof dump format, shared by the kernel's
- * /dev/kpdata and /dev/kpinfo and by the host tool tools/kprof.
+/* The devkprof dump format, shared by the kernel's /dev/kpdata and
+ * /dev/kpinfo and by the host tool tools/kprof.
  *
  * kpdata is an array of 32-bit big-endian words:
  *   word 0        clock ticks while profiling was on
@@ -10,7 +10,8 @@
  * KPDATA_MAX instead of wrapping; kpinfo's `saturated` counts the samples
  * that hit a full counter.
  *
- * kpinfo is text, one "key value" pair a line, keys as below.
+ * kpinfo is text, one "key value" pair a line, keys as below. kpdata has
+ * no header of its own; the newer binary dumps start with include/abi/dump.h.
  */
 #ifndef ABI_KPROF_H
 #define ABI_KPROF_H
@@ -37,6 +38,24 @@
 #define KPINFO_LOST        "lost_ticks"  /* ticks merged while interrupts were off (also in /dev/sysstat) */
 #define KPINFO_BUILD_ID    "build_id"    /* the kernel's GNU build-id, hex */
 #define KPINFO_LAST        "last"        /* the last kpctl command and what it did */
+
+/* Every kpinfo key once, with the form of its value, for code that walks
+ * them all (the host tool's parser): X(ID, KEY, FORM). The forms:
+ * HEX32 0x%08x, DEC decimal, RATE decimal with a fraction, STATE on|off and
+ * a note, HEXID hex digits or "none", TEXT free text. */
+#define KPINFO_KEYS(X) \
+	X(TEXT_START, KPINFO_TEXT_START, HEX32) \
+	X(TEXT_END,   KPINFO_TEXT_END,   HEX32) \
+	X(RES,        KPINFO_RES,        DEC)   \
+	X(NBINS,      KPINFO_NBINS,      DEC)   \
+	X(HZ,         KPINFO_HZ,         RATE)  \
+	X(TICKS,      KPINFO_TICKS,      DEC)   \
+	X(KTICKS,     KPINFO_KTICKS,     DEC)   \
+	X(STATE,      KPINFO_STATE,      STATE) \
+	X(SATURATED,  KPINFO_SATURATED,  DEC)   \
+	X(LOST,       KPINFO_LOST,       DEC)   \
+	X(BUILD_ID,   KPINFO_BUILD_ID,   HEXID) \
+	X(LAST,       KPINFO_LAST,       TEXT)
 
 /* kpctl commands */
 #define KPCTL_START        "start"

@@ -32,7 +32,6 @@ static struct {
 	uint32_t *bins;         /* the nbins counters, or NULL until first start */
 	uint32_t npages;        /* pages behind buf */
 	uint32_t nbins, res;
-	uint32_t text_start;
 	uint32_t saturated;     /* samples that found their counter full */
 	bool on;
 	char note[48];          /* what the last harmless command did */
@@ -52,7 +51,7 @@ static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t fla
 	if (prof_user(flags))
 		return;
 	prof_add_sat(&kp.kernel, w, &kp.saturated);
-	i = (pc - kp.text_start) >> kp.res;
+	i = (pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
 	if (i < kp.nbins)
 		prof_add_sat(&kp.bins[i], w, &kp.saturated);
 }
@@ -64,7 +63,7 @@ static struct prof_engine engine = {
 
 static uint32_t nbins_for(uint32_t res)
 {
-	uint32_t len = (uint32_t)_text_end - kp.text_start;
+	uint32_t len = (uint32_t)_text_end - (uint32_t)_text_start;
 	return (len + (1u << res) - 1) >> res;
 }
 
@@ -129,7 +128,6 @@ static void stop(void)
 
 void kprof_init(uint32_t res)
 {
-	kp.text_start = (uint32_t)_text_start;
 	kp.res = res;
 	kp.nbins = nbins_for(res);
 	prof_register(&engine);
@@ -225,7 +223,7 @@ static int kpinfo_open(struct file *f)
 
 	if (!text_begin(&t))
 		return -ENOMEM;
-	text_add(&t, "%s 0x%08x\n", KPINFO_TEXT_START, kp.text_start);
+	text_add(&t, "%s 0x%08x\n", KPINFO_TEXT_START, (uint32_t)_text_start);
 	text_add(&t, "%s 0x%08x\n", KPINFO_TEXT_END, (uint32_t)_text_end);
 	text_add(&t, "%s %u\n", KPINFO_RES, kp.res);
 	text_add(&t, "%s %u\n", KPINFO_NBINS, kp.nbins);

@@ -64,12 +64,15 @@ static void rebuild(void)
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
 }
 
+__attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
 static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 {
+	struct prof_engine **e = live, **end = live + nlive;
+
 	in_fanout = true;
-	for (int i = 0; i < nlive; i++)
-		if (sampling(live[i]))
-			live[i]->sample(pc, p, flags);
+	for (; e < end; e++)
+		if (__builtin_expect(!rebuild_pending, 1) || sampling(*e))
+			(*e)->sample(pc, p, flags);
 	in_fanout = false;
 	if (rebuild_pending) {
 		rebuild_pending = false;

@@ -149,7 +149,7 @@ int accuracy_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kelf ke = { .fd = -1 };
+	struct kelf ke = { 0 };
 	struct heatdump h = { 0 };
 	struct samples s = { 0 };
 	struct share *sh = NULL;
@@ -189,7 +189,7 @@ int accuracy_main(int argc, char **argv)
 		fprintf(stderr, "kprof: accuracy wants PROGRAM.elf, HEAT and SAMPLES; usage: %s\n", ACC_USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[optind]) < 0 || heat_read(&h, argv[optind + 1]) < 0 ||
+	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0 ||
 	    samples_read(&s, argv[optind + 2]) < 0)
 		goto fail;
 	/* one share per symbol, and the last for addresses no symbol owns */

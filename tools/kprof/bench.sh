@@ -86,7 +86,7 @@ s_a2l=$(timings a2l); t_a2l=$(med $s_a2l)
 # the answers must agree before the times mean anything
 "$KPROF" "$ELF" "$DIR/kpdata" | grep -q ' f05000$' || { echo "bench.sh: kprof report lacks f05000" >&2; exit 1; }
 
-echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, res 0 | $t_kprof ms | host wall-clock, $(spread $s_kprof); one merge of sorted bins and symbols; per-function report |"
-echo "| kprof --lines: same bins to file:line | $t_lines ms | host wall-clock, $(spread $s_lines); DWARF line table sorted once, one merge |"
+echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, res 0 | $t_kprof ms | host wall-clock, $(spread $s_kprof); one merge of sorted bins and libdwfl's symbol ranges; per-function report |"
+echo "| kprof --lines: same bins to file:line | $t_lines ms | host wall-clock, $(spread $s_lines); libdwfl's line lookup (dwfl_module_getsrc) per nonzero bin |"
 echo "| addr2line -f -e ELF: the same $naddr addresses | $t_a2l ms | host wall-clock, $(spread $s_a2l); same run; function + file:line per address |"
 echo "| addr2line / kprof | $(awk -v a=$t_a2l -v k=$t_kprof 'BEGIN { printf "%.1fx", k ? a / k : 0 }') | ratio of the medians on this host ($(nproc) CPUs) |"

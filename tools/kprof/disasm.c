@@ -34,7 +34,7 @@ void disasm_close(struct disasm *d)
 }
 
 /* Decode one instruction at *addr; on success advance *addr past it. */
-static int one(struct disasm *d, const struct kelf *ke, uint32_t *addr, char *buf, size_t n)
+static int one(struct disasm *d, const struct kelf *ke, uint64_t *addr, char *buf, size_t n)
 {
 	const unsigned char *code;
 	size_t avail;
@@ -51,19 +51,19 @@ static int one(struct disasm *d, const struct kelf *ke, uint32_t *addr, char *bu
 			snprintf(buf, n, "%s %s", insn->mnemonic, insn->op_str);
 		else
 			snprintf(buf, n, "%s", insn->mnemonic);
-		*addr = (uint32_t)a;
+		*addr = a;
 	}
 	return ok;
 }
 
 /* At res 0 the bin is a sampled PC: decode there. At res > 0 the bin may
- * start inside an instruction, so walk the symbol from its start (resuming
- * where the last bin of the same symbol stopped) to the first instruction
- * that starts in the bin. */
-void disasm_bin(struct disasm *d, const struct kelf *ke, const struct ksym *s,
-		uint32_t bin, uint32_t step, char *buf, size_t n)
+ * start inside an instruction, so walk the symbol's range from its start
+ * (resuming where the last bin of the same range stopped) to the first
+ * instruction that starts in the bin. */
+void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *s,
+		uint64_t bin, uint64_t step, char *buf, size_t n)
 {
-	uint32_t at;
+	uint64_t at;
 
 	buf[0] = '\0';
 	if (!d->ok)
@@ -76,9 +76,9 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct ksym *s,
 	}
 	if (s == NULL)
 		return;
-	at = (d->sweep_sym == s && d->sweep_at <= bin) ? d->sweep_at : s->start;
-	while (at < s->end && (uint64_t)at < (uint64_t)bin + step) {
-		uint32_t here = at;
+	at = (d->sweep == s && d->sweep_at <= bin) ? d->sweep_at : s->start;
+	while (at < s->end && at < bin + step) {
+		uint64_t here = at;
 		char text[128];
 
 		if (!one(d, ke, &at, text, sizeof text)) {
@@ -91,6 +91,6 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct ksym *s,
 			break;
 		}
 	}
-	d->sweep_sym = s;
+	d->sweep = s;
 	d->sweep_at = at;
 }

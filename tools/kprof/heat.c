@@ -125,18 +125,9 @@ void heat_free(struct heatdump *h)
 
 long heat_symbol(const struct kelf *ke, uint32_t addr)
 {
-	size_t lo = 0, hi = ke->nsyms;
+	const struct krange *r = kelf_range(ke, addr, NULL);
 
-	while (lo < hi) {               /* the last symbol starting at or below addr */
-		size_t mid = (lo + hi) / 2;
-		if (ke->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= ke->syms[lo - 1].end)
-		return -1;
-	return (long)lo - 1;
+	return r ? (long)r->sym : -1;
 }
 
 struct fn {
@@ -159,41 +150,42 @@ static const char *symname(const struct kelf *ke, long s)
 }
 
 /* The function's instructions, each with its heat: a line per instruction
- * from the symbol's start to its end, executed or not. */
+ * of every address range libdwfl gives the symbol, executed or not. */
 static void annotate(FILE *out, const struct kelf *ke, const struct heatdump *h, const struct fn *f,
 		     csh cs, cs_insn *insn)
 {
-	const struct ksym *s = &ke->syms[f->sym];
-	uint32_t at = s->start;
 	size_t i = 0;
 
 	fprintf(out, "\n%s: %" PRIu64 " instructions, %" PRIu64 " calls, duration %" PRIu64 "\n",
-		s->name, f->instr, f->calls, f->dur);
-	while (i < h->n && h->l[i].addr < at)
-		i++;
-	while (at < s->end) {
-		size_t avail;
-		const uint8_t *code = kelf_bytes(ke, at, &avail);
-		uint64_t a = at;
-		const struct heatline *l;
-		char marks[4] = "   ";
+		ke->syms[f->sym].name, f->instr, f->calls, f->dur);
+	for (size_t k = 0; k < ke->nranges; k++) {
+		uint64_t at = ke->ranges[k].start;
+		if (ke->ranges[k].sym != (uint32_t)f->sym)
+			continue;
+		while (at < ke->ranges[k].end) {
+			size_t avail;
+			const uint8_t *code = kelf_bytes(ke, at, &avail);
+			uint64_t a = at;
+			const struct heatline *l;
+			char marks[4] = "   ";
 
-		if (!code || !cs_disasm_iter(cs, &code, &avail, &a, insn))
-			break;
-		while (i < h->n && h->l[i].addr < at)
-			i++;
-		l = i < h->n && h->l[i].addr == at ? &h->l[i] : NULL;
-		if (l) {
-			marks[0] = l->flags & HF_CALLED ? 'C' : ' ';
-			marks[1] = l->flags & HF_ENTER ? '>' : ' ';
-			marks[2] = l->flags & HF_EXIT ? '<' : ' ';
-			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %s  %08x  %s %s\n", l->count, l->dur,
-				marks, at, insn->mnemonic, insn->op_str);
-		} else {
-			fprintf(out, "%12s %12s %s  %08x  %s %s\n", ".", ".", marks, at,
-				insn->mnemonic, insn->op_str);
+			if (!code || !cs_disasm_iter(cs, &code, &avail, &a, insn))
+				break;
+			while (i < h->n && h->l[i].addr < at)
+				i++;
+			l = i < h->n && h->l[i].addr == at ? &h->l[i] : NULL;
+			if (l) {
+				marks[0] = l->flags & HF_CALLED ? 'C' : ' ';
+				marks[1] = l->flags & HF_ENTER ? '>' : ' ';
+				marks[2] = l->flags & HF_EXIT ? '<' : ' ';
+				fprintf(out, "%12" PRIu64 " %12" PRIu64 " %s  %08" PRIx64 "  %s %s\n",
+					l->count, l->dur, marks, at, insn->mnemonic, insn->op_str);
+			} else {
+				fprintf(out, "%12s %12s %s  %08" PRIx64 "  %s %s\n", ".", ".", marks, at,
+					insn->mnemonic, insn->op_str);
+			}
+			at = a;
 		}
-		at = (uint32_t)a;
 	}
 }
 
@@ -205,7 +197,7 @@ int heat_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kelf ke = { .fd = -1 };
+	struct kelf ke = { 0 };
 	struct heatdump h = { 0 };
 	struct fn *fns = NULL;
 	long top = 0, nf = 0;
@@ -242,7 +234,7 @@ int heat_main(int argc, char **argv)
 		fprintf(stderr, "kprof: heat wants PROGRAM.elf and DUMP; usage: %s\n", HEAT_USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[optind]) < 0 || heat_read(&h, argv[optind + 1]) < 0)
+	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0)
 		goto fail;
 	fns = kp_calloc(ke.nsyms + 1, sizeof *fns);
 	for (size_t i = 0; i < ke.nsyms; i++)

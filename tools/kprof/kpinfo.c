@@ -1,7 +1,7 @@
-/* kpinfo.c: parse the kpinfo text, one "key value" pair a line
- * (include/abi/kprof.h).
- * Unknown keys are ignored so the kernel may add some; a known key with a
- * bad value is an error, since guessing would give a wrong report. */
+/* kpinfo.c: parse the kpinfo text, one "key value" pair a line, with the
+ * keys and value forms of include/abi/kprof.h's KPINFO_KEYS. Unknown keys
+ * are ignored so the kernel may add some; a known key with a bad value, or
+ * given twice, is an error, since guessing would give a wrong report. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -45,81 +45,106 @@ static int parse_hex_id(const char *s, char *out, size_t outsz)
 	return 0;
 }
 
+enum { F_HEX32, F_DEC, F_RATE, F_STATE, F_HEXID, F_TEXT };
+
+static const struct {
+	const char *key;
+	int bit, form;
+} keys[] = {
+#define KEY_ROW(id, key, form) { key, KI_BIT_##id, F_##form },
+	KPINFO_KEYS(KEY_ROW)
+#undef KEY_ROW
+};
+
+/* The largest value a decimal key may have. */
+static uint64_t dec_max(int bit)
+{
+	return bit == KI_BIT_RES ? KPROF_RES_MAX : bit == KI_BIT_NBINS ? UINT32_MAX : UINT64_MAX;
+}
+
 /* One line, already cut out and NUL-terminated; `key` and `val` point in it. */
-static int parse_pair(struct kpinfo *ki, const char *key, const char *val,
+static int parse_pair(struct kpinfo *ki, unsigned *seen, const char *key, const char *val,
 		      const char *name, int lineno)
 {
-	uint64_t v;
+	uint64_t v = 0;
+	double hz = 0;
 	char *end;
+	size_t k, n;
+	int bit;
 
-	if (strcmp(key, KPINFO_TEXT_START) == 0) {
+	for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		if (strcmp(key, keys[k].key) == 0)
+			break;
+	if (k == sizeof keys / sizeof keys[0])
+		return 0;                   /* a key of a newer kernel */
+	bit = keys[k].bit;
+	if (*seen & (1u << bit)) {
+		/* taking either line would be a guess */
+		kp_error("%s:%d: %s given twice (first on line %d)", name, lineno, key,
+			 ki->lines[bit]);
+		return -1;
+	}
+	*seen |= 1u << bit;
+	ki->lines[bit] = lineno;
+	switch (keys[k].form) {
+	case F_HEX32:
 		if (parse_u64(val, 16, 0xFFFFFFFFu, &v) < 0)
 			goto bad;
-		ki->text_start = (uint32_t)v;
-		ki->have |= KI_TEXT_START;
-	} else if (strcmp(key, KPINFO_TEXT_END) == 0) {
-		if (parse_u64(val, 16, 0xFFFFFFFFu, &v) < 0)
+		break;
+	case F_DEC:
+		if (parse_u64(val, 10, dec_max(bit), &v) < 0)
 			goto bad;
-		ki->text_end = (uint32_t)v;
-		ki->have |= KI_TEXT_END;
-	} else if (strcmp(key, KPINFO_RES) == 0) {
-		if (parse_u64(val, 10, KPROF_RES_MAX, &v) < 0)
-			goto bad;
-		ki->res = (unsigned)v;
-		ki->have |= KI_RES;
-	} else if (strcmp(key, KPINFO_NBINS) == 0) {
-		if (parse_u64(val, 10, UINT32_MAX, &v) < 0)
-			goto bad;
-		ki->nbins = v;
-		ki->have |= KI_NBINS;
-	} else if (strcmp(key, KPINFO_HZ) == 0) {
+		break;
+	case F_RATE:
 		if (!isdigit((unsigned char)val[0]))
 			goto bad;
 		errno = 0;
-		ki->hz = strtod(val, &end);
-		if (errno || *end != '\0' || !isfinite(ki->hz) || ki->hz <= 0)
+		hz = strtod(val, &end);
+		if (errno || *end != '\0' || !isfinite(hz) || hz <= 0)
 			goto bad;
-		ki->have |= KI_HZ;
-	} else if (strcmp(key, KPINFO_TICKS) == 0) {
-		if (parse_u64(val, 10, UINT64_MAX, &ki->ticks) < 0)
-			goto bad;
-		ki->have |= KI_TICKS;
-	} else if (strcmp(key, KPINFO_KTICKS) == 0) {
-		if (parse_u64(val, 10, UINT64_MAX, &ki->kernel_ticks) < 0)
-			goto bad;
-		ki->have |= KI_KTICKS;
-	} else if (strcmp(key, KPINFO_SATURATED) == 0) {
-		if (parse_u64(val, 10, UINT64_MAX, &ki->saturated) < 0)
-			goto bad;
-		ki->have |= KI_SATURATED;
-	} else if (strcmp(key, KPINFO_STATE) == 0) {
+		break;
+	case F_STATE:
 		/* "on" or "off", maybe followed by a note: "off (stop while off: no change)" */
-		size_t n = strcspn(val, " \t");
+		n = strcspn(val, " \t");
 		if (!((n == 2 && strncmp(val, "on", 2) == 0) || (n == 3 && strncmp(val, "off", 3) == 0)))
 			goto bad;
 		memcpy(ki->state, val, n);
 		ki->state[n] = '\0';
-		ki->have |= KI_STATE;
-	} else if (strcmp(key, KPINFO_BUILD_ID) == 0) {
+		break;
+	case F_HEXID:
 		/* a kernel without the note says "none": then there is nothing to match */
 		if (val[0] == '\0' || strcmp(val, "none") == 0)
-			ki->have &= ~(unsigned)KI_BUILD_ID;
-		else if (parse_hex_id(val, ki->build_id, sizeof ki->build_id) < 0)
+			return 0;
+		if (parse_hex_id(val, ki->build_id, sizeof ki->build_id) < 0)
 			goto bad;
-		else
-			ki->have |= KI_BUILD_ID;
+		break;
+	case F_TEXT:
+		return 0;                   /* free text: nothing to check */
 	}
-	/* KPINFO_LAST and unknown keys: free text, ignored */
+	switch (bit) {
+	case KI_BIT_TEXT_START: ki->text_start = (uint32_t)v; break;
+	case KI_BIT_TEXT_END: ki->text_end = (uint32_t)v; break;
+	case KI_BIT_RES: ki->res = (unsigned)v; break;
+	case KI_BIT_NBINS: ki->nbins = v; break;
+	case KI_BIT_HZ: ki->hz = hz; break;
+	case KI_BIT_TICKS: ki->ticks = v; break;
+	case KI_BIT_KTICKS: ki->kernel_ticks = v; break;
+	case KI_BIT_SATURATED: ki->saturated = v; break;
+	case KI_BIT_LOST: ki->lost = v; break;
+	}
+	ki->have |= 1u << bit;
 	return 0;
 bad:
 	kp_error("%s:%d: bad %s value '%.40s'", name, lineno, key, val);
 	return -1;
 }
 
+/* Each line is copied whole, however long, before it is parsed: cutting a
+ * long line would turn "res 000...03" into "res 0". */
 int kpinfo_parse(struct kpinfo *ki, const char *text, size_t len, const char *name)
 {
-	char line[512];
 	size_t pos = 0;
+	unsigned seen = 0;
 	int lineno = 0;
 
 	memset(ki, 0, sizeof *ki);
@@ -130,24 +155,24 @@ int kpinfo_parse(struct kpinfo *ki, const char *text, size_t len, const char *na
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-		char *key, *val, *e;
+		char *line, *key, *val, *e;
+		int r;
 
 		lineno++;
-		/* copy the line with its length first, then parse the copy */
-		if (n >= sizeof line)
-			n = sizeof line - 1;        /* only `last` can be this long */
+		line = kp_calloc(n + 1, 1);
 		memcpy(line, text + pos, n);
-		line[n] = '\0';
-		pos += (nl ? (size_t)(nl - (text + pos)) + 1 : len - pos);
+		pos += n + (nl != NULL);
 
-		e = line + strlen(line);
+		e = line + n;
 		while (e > line && isspace((unsigned char)e[-1]))
 			*--e = '\0';
 		key = line;
 		while (isspace((unsigned char)*key))
 			key++;
-		if (*key == '\0' || *key == '#')
+		if (*key == '\0' || *key == '#') {
+			free(line);
 			continue;
+		}
 		val = key;
 		while (*val && !isspace((unsigned char)*val))
 			val++;
@@ -155,7 +180,9 @@ int kpinfo_parse(struct kpinfo *ki, const char *text, size_t len, const char *na
 			*val++ = '\0';
 		while (isspace((unsigned char)*val))
 			val++;
-		if (parse_pair(ki, key, val, name, lineno) < 0)
+		r = parse_pair(ki, &seen, key, val, name, lineno);
+		free(line);
+		if (r < 0)
 			return -1;
 	}
 	return 0;

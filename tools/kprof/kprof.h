@@ -1,5 +1,7 @@
 /* kprof.h: the host tool's internal interfaces, shared by its files and by
- * its unit tests. The dump format itself is in include/abi/kprof.h. */
+ * its unit tests. The pipeline: a reader turns a dump into a sample set,
+ * the symbolizer names its addresses (libdwfl), a writer prints or exports.
+ * The dump formats themselves are in include/abi/kprof.h and dump.h. */
 #ifndef KPROF_H
 #define KPROF_H
 
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <gelf.h>
 #include "abi/kprof.h"
+#include "abi/dump.h"
 
 /* ---- util.c: errors, memory, files ---- */
 
@@ -16,120 +19,205 @@
 void kp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *kp_lasterror(void);
 void *kp_calloc(size_t n, size_t size);    /* exits 2 when out of memory */
+void *kp_reallocarray(void *p, size_t n, size_t size);
 char *kp_strdup(const char *s);
+char *kp_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
+int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
 int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len);
+int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n);
 
 /* ---- kpinfo.c: the `key value` text beside kpdata ---- */
 
+/* KI_<ID> is the bit for a key of include/abi/kprof.h's KPINFO_KEYS. */
 enum {
-	KI_TEXT_START = 1 << 0, KI_TEXT_END = 1 << 1, KI_RES = 1 << 2,
-	KI_NBINS = 1 << 3, KI_HZ = 1 << 4, KI_TICKS = 1 << 5,
-	KI_KTICKS = 1 << 6, KI_STATE = 1 << 7, KI_SATURATED = 1 << 8,
-	KI_BUILD_ID = 1 << 9,
+#define KI_BITNO(id, key, form) KI_BIT_##id,
+	KPINFO_KEYS(KI_BITNO)
+#undef KI_BITNO
+	KI_NKEYS
+};
+enum {
+#define KI_MASK(id, key, form) KI_##id = 1u << KI_BIT_##id,
+	KPINFO_KEYS(KI_MASK)
+#undef KI_MASK
 };
 
 struct kpinfo {
 	unsigned have;                 /* KI_* bits for the keys seen */
 	uint32_t text_start, text_end;
 	unsigned res;
-	uint64_t nbins, ticks, kernel_ticks, saturated;
+	uint64_t nbins, ticks, kernel_ticks, saturated, lost;
 	double hz;
 	char state[8];
 	char build_id[129];            /* lower-case hex */
+	int lines[KI_NKEYS];           /* the line each key was on */
 };
 
 int kpinfo_parse(struct kpinfo *ki, const char *text, size_t len, const char *name);
 int kpinfo_read(struct kpinfo *ki, const char *path);
 
-/* ---- kpdata.c: the counts ---- */
+/* ---- a sample set: what every reader makes ---- */
 
-struct kpdata {
-	uint32_t total, kernel;        /* words 0 and 1 */
-	uint32_t *bins;
-	size_t nbins;
+struct module {                    /* where samples came from */
+	char build_id[129];            /* lower-case hex; "" when the dump gives none */
+	char *path;                    /* as the dump names it; NULL when it does not */
+	uint64_t load;                 /* where the module's file was loaded */
 };
 
-int kpdata_parse(struct kpdata *kd, const unsigned char *buf, size_t len, const char *name);
-int kpdata_read(struct kpdata *kd, const char *path);
-void kpdata_free(struct kpdata *kd);
+struct flat {                      /* one nonzero count */
+	uint32_t mod;                  /* index into sampleset.mods */
+	uint64_t addr;                 /* the bin's first byte */
+	uint64_t count;
+};
 
-/* ---- elfsym.c: the kernel ELF ---- */
+struct sampleset {
+	const char *format;            /* the reader's name */
+	struct module *mods;
+	size_t nmods;
+	struct flat *flat;             /* sorted by mod, then addr */
+	size_t nflat;
+	uint64_t total, kernel;        /* ticks, and of those the ones in the kernel */
+	double hz;
+	/* a dump of fixed-size bins (kpdata): their range in module 0 */
+	int binned;
+	uint64_t text_start, text_end, nbins;
+	unsigned res;
+	/* what the report header says besides the totals */
+	int has_saturated, running, has_ticks;
+	uint64_t saturated, full_bins, info_ticks;
+	/* sampled call stacks come here with the stack engine's reader */
+};
 
-/* A text symbol and the bytes it owns: [start, end), never overlapping the
- * next symbol. A symbol of size 0 owns up to the next symbol. */
+void sampleset_free(struct sampleset *ss);
+
+/* ---- readers: one file each, listed in pipeline.c ---- */
+
+struct ropen {                     /* what the command line gives a reader */
+	const char *path;
+	const char *kpinfo;            /* NULL: the one beside path */
+};
+
+struct reader {
+	const char *name;
+	int engine;                    /* DUMP_ENGINE_*; 0 for a headerless format */
+	int (*read)(struct sampleset *ss, const struct ropen *ro);
+	/* the same from memory, for the fuzzer and its replay test */
+	int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name);
+};
+
+extern const struct reader *const readers[];     /* NULL-terminated */
+const struct reader *reader_named(const char *name);
+int reader_for(const char *path, const struct reader **r);
+
+/* ---- dump.c: the common header of include/abi/dump.h ---- */
+
+struct dumphdr {
+	int engine, version;
+	double hz;
+	size_t size;                   /* where the payload starts */
+	struct module *mods;
+	size_t nmods;
+};
+
+int dump_engine(const unsigned char *buf, size_t len);   /* -1: no dump header */
+int dump_parse(struct dumphdr *dh, const unsigned char *buf, size_t len, const char *name);
+void dump_free(struct dumphdr *dh);
+int dump_fuzz(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name);
+
+/* ---- symbolize.c: every ELF a module, named by libdwfl ---- */
+
+struct ksect {                     /* an executable, allocated section */
+	uint64_t addr, size;
+	const unsigned char *bytes;    /* NULL for SHT_NOBITS */
+};
+
+/* A symbol libdwfl answered for some address: the owner of its ranges. */
 struct ksym {
-	uint32_t start, end;
 	const char *name;              /* in libelf's string table */
+	uint64_t value, size;
 	unsigned char type, bind;
 };
 
-struct ksect {                     /* an executable, allocated section */
-	uint32_t addr, size;
-	size_t index;
-	const unsigned char *bytes;    /* NULL for SHT_NOBITS */
+/* Addresses in [start, end) all get the same answer from libdwfl. */
+struct krange {
+	uint64_t start, end;
+	uint32_t sym;                  /* index into kelf.syms */
 };
 
 struct kelf {
 	const char *path;
-	int fd;
-	Elf *elf;
+	void *dwfl;                    /* Dwfl *: one each, since programs overlap */
+	void *mod;                     /* Dwfl_Module * */
+	Elf *elf;                      /* libdwfl's */
 	char build_id[129];            /* "" when the ELF has no build-id note */
-	struct ksym *syms;             /* sorted by start */
+	uint64_t load;
+	struct ksym *syms;             /* sorted by value */
 	size_t nsyms;
+	struct krange *ranges;         /* sorted, disjoint */
+	size_t nranges;
 	struct ksect *text;            /* sorted by addr */
 	size_t ntext;
-	uint32_t text_lo, text_hi;     /* hull of the executable sections */
+	uint64_t text_lo, text_hi;     /* hull of the executable sections */
 };
 
-int kelf_open(struct kelf *ke, const char *path);
+#define KELF_MAX_BYTES (512u << 20)  /* a teaching kernel's ELF is a few MiB */
+
+int kelf_open(struct kelf *ke, const char *path, uint64_t load);
 void kelf_close(struct kelf *ke);
-const unsigned char *kelf_bytes(const struct kelf *ke, uint32_t addr, size_t *avail);
+const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
+const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);
 
-/* ---- profile.c: checking a dump against its kernel, and symbolizing ---- */
+struct symbolizer {                /* the ELFs, and which one each module is */
+	struct kelf *elfs;
+	size_t n;
+	long *of;                      /* [sample set module]: index into elfs, -1 for none */
+	size_t nof;
+};
 
-int kp_check(const struct kpdata *kd, const struct kpinfo *ki, const struct kelf *ke);
-int kp_check_build_id(const struct kelf *ke, const struct kpinfo *ki, int force);
+int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
+void symbolizer_close(struct symbolizer *sy);
 
-struct hit {                       /* one nonzero bin */
-	uint32_t addr;                 /* the bin's first byte */
-	uint32_t count;
-	long sym;                      /* index into kelf.syms, -1 for none */
+/* elffuzz.c: bytes through the ELF code, or through a reader and on */
+int kelf_fuzz(const unsigned char *buf, size_t len);
+int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
+		  size_t len, const char *name);
+
+/* ---- profile.c: checking a dump against its ELFs, charging the counts ---- */
+
+int kp_check_build_id(const struct kelf *ke, const struct module *m, int force);
+int kp_check_bins(const struct sampleset *ss, const struct kelf *ke);
+int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n);
+
+struct hit {                       /* one nonzero count, charged */
+	uint32_t mod;
+	uint64_t addr;
+	uint64_t count;
+	long sym;                      /* index into the module's syms, -1 for none */
+	long range;                    /* index into the module's ranges, -1 for none */
 };
 
 struct profile {
-	struct hit *hits;              /* in address order */
+	struct hit *hits;              /* in sampleset.flat's order */
 	size_t nhits;
-	uint64_t *symcount;            /* per kelf.syms entry */
-	uint64_t unknown;              /* ticks in bins no symbol owns */
-	uint64_t outside;              /* kernel ticks with no bin: word1 - sum of bins */
+	uint64_t **symcount;           /* [mod][sym] */
+	size_t nmods;
+	uint64_t unknown;              /* counts no symbol owns */
+	uint64_t outside;              /* kernel ticks with no bin: kernel - sum of counts */
 	uint64_t kernel;               /* the % denominator */
-	uint32_t text_start;
-	unsigned res;
 };
 
-int symbolize(struct profile *p, const struct kelf *ke, const struct kpdata *kd,
-	      uint32_t text_start, unsigned res);
+int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
 void profile_free(struct profile *p);
 
-/* ---- lines.c: DWARF line table ---- */
-
-struct lrow {
-	uint32_t addr;
-	int line;
-	int end;                       /* end of a sequence: no line from here */
-	size_t seq;                    /* original order, for stable ties */
-	const char *file;
-};
+/* ---- lines.c: source lines, through libdwfl ---- */
 
 struct linetab {
-	void *dwarf;                   /* Dwarf *, kept open for the file names */
-	struct lrow *rows;
-	size_t n;
+	void *mod;                     /* Dwfl_Module *, NULL until loaded */
 };
 
 int linetab_load(struct linetab *lt, struct kelf *ke);
 void linetab_free(struct linetab *lt);
-const struct lrow *linetab_next(const struct linetab *lt, size_t *cursor, uint32_t addr);
+const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */
@@ -138,30 +226,33 @@ struct disasm {
 	size_t handle;                 /* csh */
 	void *insn;                    /* cs_insn, reused */
 	int ok;
-	const struct ksym *sweep_sym;  /* the res > 0 sweep: where it got to */
-	uint32_t sweep_at;
+	const struct krange *sweep;    /* the res > 0 sweep: where it got to */
+	uint64_t sweep_at;
 };
 
 void disasm_open(struct disasm *d);
 void disasm_close(struct disasm *d);
-void disasm_bin(struct disasm *d, const struct kelf *ke, const struct ksym *s,
-		uint32_t bin, uint32_t step, char *buf, size_t n);
+void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *r,
+		uint64_t bin, uint64_t step, char *buf, size_t n);
 
-/* ---- report.c ---- */
+/* ---- writers: one file each, listed in pipeline.c ---- */
 
 enum { BY_SYMBOL, BY_LINE, BY_ADDR };
 
-struct ropts {
-	int by;
-	long top;                      /* 0: every row */
+struct wopts {
+	int by;                        /* text: BY_* */
+	long top;                      /* text: 0 for every row */
+	const char *outdir;            /* for writers that make files */
 };
 
-int report(FILE *out, const struct ropts *ro, struct kelf *ke, const struct kpinfo *ki,
-	   const struct kpdata *kd, const struct profile *p);
+struct writer {
+	const char *name;
+	int needs_dir;                 /* takes -o DIR */
+	int (*write)(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+		     const struct sampleset *ss, const struct profile *p);
+};
 
-/* ---- export.c ---- */
-
-int export_readprofile(const char *dir, const struct kelf *ke, const struct kpdata *kd,
-		       const struct profile *p);
+extern const struct writer *const writers[];     /* NULL-terminated */
+const struct writer *writer_named(const char *name);
 
 #endif

@@ -7,11 +7,20 @@
 #   kprof-unit   build/kprof-unit, build/kprof-asan and the fixtures (builds only;
 #                the test runner executes build/kprof-unit)
 #   kprof-bench  time build/kprof against addr2line on a 1 MiB-text ELF
+#   fuzz         build a libFuzzer target per reader (and the dump header, ELF) with
+#                clang and run each for FUZZTIME seconds from its saved inputs
+#                in tools/kprof/fuzz/NAME; crashes land there too, and inputs
+#                that add coverage are merged back (commit them: kprof-unit
+#                replays them all)
 
 KPROF_SRC  := tools/kprof
 KPROF_OBJ  := $(BUILD)/tools/kprof
-KPROF_CORE := util kpinfo kpdata elfsym profile lines disasm report export heat accuracy
-KPROF_TESTS := test_main test_util test_parse test_cli test_export
+# every rd_*.c is a reader and every wr_*.c a writer (listed in pipeline.c)
+KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
+KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
+KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS) \
+	heat accuracy
+KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
@@ -23,9 +32,9 @@ KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE))
 KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE))
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
-KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64)
+KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested)
 
-.PHONY: kprof-all kprof-unit kprof-bench
+.PHONY: kprof-all kprof-unit kprof-bench fuzz
 kprof-all: $(BUILD)/kprof
 kprof-unit: $(BUILD)/kprof-unit $(BUILD)/kprof-asan $(KPROF_FIXTURES)
 
@@ -70,6 +79,11 @@ $(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id=none -o $@ $<
 
+# nested and aliased symbols, which libdwfl names
+$(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
@@ -77,5 +91,35 @@ $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c
 
 kprof-bench: $(BUILD)/kprof
 	@sh $(KPROF_SRC)/bench.sh $(BUILD) $(CC)
+
+# ---- fuzzing: one target per reader, plus the dump header and the ELF ----
+FUZZCC   ?= clang
+FUZZTIME ?= 60
+KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump elf
+KPROF_FUZZ_BINS  := $(patsubst %,$(BUILD)/fuzz-%,$(KPROF_FUZZ_NAMES))
+KPROF_FUZZ_CORE  := $(patsubst %,$(KPROF_OBJ)/fuzz/%.o,$(KPROF_CORE))
+KPROF_FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+KPROF_FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
+
+$(KPROF_FUZZ_CORE): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+	@command -v $(FUZZCC) >/dev/null || { echo "fuzz: no $(FUZZCC): apt-get install clang" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
+
+# a dump the reader takes goes on through the symbolizer on the fixture kernel
+$(KPROF_FUZZ_BINS): $(BUILD)/fuzz-%: $(KPROF_SRC)/fuzz.c $(KPROF_FUZZ_CORE) $(KPROF_OBJ)/fixture.elf
+	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer $(KPROF_FUZZ_SAN) -DFUZZ_TARGET='"$*"' \
+		-DFUZZ_ELF='"$(abspath $(KPROF_OBJ)/fixture.elf)"' \
+		-o $@ $< $(KPROF_FUZZ_CORE) $(KPROF_LIBS)
+
+fuzz: $(KPROF_FUZZ_BINS)
+	@for t in $(KPROF_FUZZ_NAMES); do \
+		work=$(BUILD)/fuzz/corpus-$$t saved=$(KPROF_SRC)/fuzz/$$t; \
+		mkdir -p $$work $$saved; \
+		echo "fuzz: $$t for $(FUZZTIME) s"; \
+		$(BUILD)/fuzz-$$t -max_total_time=$(FUZZTIME) -print_final_stats=1 \
+			-artifact_prefix=$$saved/crash- $$work $$saved || exit 1; \
+		$(BUILD)/fuzz-$$t -merge=1 $$saved $$work 2>&1 | tail -1; \
+	done
 
 -include $(KPROF_OBJS:.o=.d) $(KPROF_ASAN_OBJS:.o=.d) $(KPROF_TEST_OBJS:.o=.d)

@@ -1,6 +1,7 @@
-/* main.c: kprof KERNEL.elf KPDATA (Plan 9's invocation): options, then the
- * steps in order: open the kernel, read the dump and its kpinfo, check that
- * they belong together, charge the bins to symbols, report or export.
+/* main.c: kprof KERNEL.elf DUMP (Plan 9's invocation): options, then the
+ * pipeline in order: open the ELFs, pick the reader by the dump's first
+ * bytes and read it, check that dump and ELFs belong together, charge the
+ * counts to symbols, hand them to the writer.
  * Every failure is one "kprof: ..." line on stderr and exit status 2. */
 #include <errno.h>
 #include <getopt.h>
@@ -11,13 +12,17 @@
 #include "kprof.h"
 #include "heat.h"
 
-#define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] " \
+#define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] [--elf PROG.elf]... " \
 	      "[--format readprofile -o DIR] KERNEL.elf KPDATA"
+#define MAX_ELFS 64
 
 struct opts {
-	const char *elf, *kpdata, *kpinfo, *outdir;
-	int force, readprofile;
-	struct ropts ro;
+	const char *elfs[MAX_ELFS];
+	size_t nelfs;
+	const char *dump, *kpinfo;
+	const struct writer *writer;
+	int force;
+	struct wopts wo;
 };
 
 static void help(void)
@@ -30,6 +35,7 @@ static void help(void)
 	       "  --addr               a row per bin address, with symbol+offset and instruction\n"
 	       "  --top N              print only the N rows with the most samples (0: all)\n"
 	       "  --force              go on when the kernel's build-id differs from kpinfo's\n"
+	       "  --elf FILE           another module (a user program) to name samples in\n"
 	       "  --format text        the report (the default)\n"
 	       "  --format readprofile write DIR/profile and DIR/System.map for readprofile(8)\n"
 	       "  -o, --output DIR     where --format readprofile writes\n"
@@ -45,7 +51,7 @@ static int usage_error(const char *what, const char *arg)
 
 static int parse_opts(struct opts *o, int argc, char **argv)
 {
-	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT };
+	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT, O_ELF };
 	static const struct option longopts[] = {
 		{ "kpinfo", required_argument, NULL, O_KPINFO },
 		{ "lines", no_argument, NULL, O_LINES },
@@ -53,6 +59,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		{ "top", required_argument, NULL, O_TOP },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "format", required_argument, NULL, O_FORMAT },
+		{ "elf", required_argument, NULL, O_ELF },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -61,7 +68,9 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	char *end;
 
 	memset(o, 0, sizeof *o);
-	o->ro.by = BY_SYMBOL;
+	o->wo.by = BY_SYMBOL;
+	o->writer = writer_named("text");
+	o->nelfs = 1;                  /* elfs[0] is the kernel, the first argument */
 	opterr = 0;                 /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -69,19 +78,30 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		case O_LINES: lines = 1; break;
 		case O_ADDR: addr = 1; break;
 		case O_FORCE: o->force = 1; break;
-		case 'o': o->outdir = optarg; break;
+		case 'o': o->wo.outdir = optarg; break;
+		case O_ELF:
+			if (o->nelfs == MAX_ELFS)
+				return usage_error("too many --elf files", NULL);
+			o->elfs[o->nelfs++] = optarg;
+			break;
 		case 'h': help(); exit(0);
 		case O_TOP:
 			errno = 0;
-			o->ro.top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o->ro.top < 0)
+			o->wo.top = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->wo.top < 0)
 				return usage_error("--top wants a number of rows, not", optarg);
 			break;
 		case O_FORMAT:
-			if (strcmp(optarg, "readprofile") == 0)
-				o->readprofile = 1;
-			else if (strcmp(optarg, "text") != 0)
-				return usage_error("unknown --format (text or readprofile):", optarg);
+			o->writer = writer_named(optarg);
+			if (o->writer == NULL) {
+				char names[256] = "";
+
+				for (size_t i = 0; writers[i]; i++)
+					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+						 i ? ", " : "", writers[i]->name);
+				fprintf(stderr, "kprof: unknown --format %s (%s); usage: %s\n", optarg, names, USAGE);
+				return -1;
+			}
 			break;
 		case ':':
 			return usage_error("option needs a value:", argv[optind - 1]);
@@ -98,38 +118,29 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 				   "too many arguments", NULL);
 	if (lines && addr)
 		return usage_error("--lines and --addr are two different reports; pick one", NULL);
-	if (o->readprofile && o->outdir == NULL)
-		return usage_error("--format readprofile needs -o DIR", NULL);
-	if (!o->readprofile && o->outdir)
-		return usage_error("-o DIR goes with --format readprofile", NULL);
-	if (o->readprofile && (lines || addr))
-		return usage_error("--format readprofile is per function; drop --lines/--addr", NULL);
-	o->ro.by = lines ? BY_LINE : addr ? BY_ADDR : BY_SYMBOL;
-	o->elf = argv[optind];
-	o->kpdata = argv[optind + 1];
+	if (o->writer->needs_dir && o->wo.outdir == NULL) {
+		fprintf(stderr, "kprof: --format %s needs -o DIR; usage: %s\n", o->writer->name, USAGE);
+		return -1;
+	}
+	if (!o->writer->needs_dir && o->wo.outdir)
+		return usage_error("-o DIR goes with --format readprofile (a writer that makes files)", NULL);
+	if (o->writer != writer_named("text") && (lines || addr))
+		return usage_error("--lines and --addr are text reports; drop them for this --format", NULL);
+	o->wo.by = lines ? BY_LINE : addr ? BY_ADDR : BY_SYMBOL;
+	o->elfs[0] = argv[optind];
+	o->dump = argv[optind + 1];
 	return 0;
-}
-
-/* kpinfo beside kpdata, as the guest exports them: DIR/dev/kpdata, DIR/dev/kpinfo */
-static char *default_kpinfo(const char *kpdata)
-{
-	const char *slash = strrchr(kpdata, '/');
-	size_t dirlen = slash ? (size_t)(slash - kpdata) + 1 : 0;
-	char *p = kp_calloc(dirlen + sizeof "kpinfo", 1);
-
-	memcpy(p, kpdata, dirlen);
-	strcpy(p + dirlen, "kpinfo");
-	return p;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct kelf ke = { .fd = -1 };
-	struct kpdata kd = { 0 };
-	struct kpinfo ki;
+	struct symbolizer sy = { 0 };
+	struct sampleset ss = { 0 };
 	struct profile p = { 0 };
-	char *kpinfo = NULL, warning[1024] = "";
+	struct ropen ro;
+	const struct reader *rd;
+	char warning[1024] = "";
 	int status = 2;
 
 	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
@@ -139,33 +150,18 @@ int main(int argc, char **argv)
 		return accuracy_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
-	if (kelf_open(&ke, o.elf) < 0 || kpdata_read(&kd, o.kpdata) < 0)
+	/* the ELFs first: a wrong kernel is the likelier mistake */
+	if (symbolizer_open(&sy, o.elfs, o.nelfs) < 0 || reader_for(o.dump, &rd) < 0)
 		goto fail;
-	kpinfo = o.kpinfo ? kp_strdup(o.kpinfo) : default_kpinfo(o.kpdata);
-	if (!o.kpinfo && access(kpinfo, F_OK) != 0) {
-		kp_error("no kpinfo beside %s (looked for %s): without its text_start, res and hz "
-			 "the counts cannot be placed; give one with --kpinfo FILE", o.kpdata, kpinfo);
+	ro.path = o.dump;
+	ro.kpinfo = o.kpinfo;
+	ss.format = rd->name;
+	if (rd->read(&ss, &ro) < 0)
 		goto fail;
-	}
-	if (kpinfo_read(&ki, kpinfo) < 0)
+	ss.format = rd->name;
+	if (kp_match(&sy, &ss, o.force, warning, sizeof warning) < 0 || symbolize(&p, &sy, &ss) < 0 ||
+	    o.writer->write(stdout, &o.wo, &sy, &ss, &p) < 0)
 		goto fail;
-	switch (kp_check_build_id(&ke, &ki, o.force)) {
-	case -1:
-		goto fail;
-	case 1:
-		/* said once the report is out, so a later error stays one line */
-		snprintf(warning, sizeof warning, "%s", kp_lasterror());
-		break;
-	}
-	if (kp_check(&kd, &ki, &ke) < 0 || symbolize(&p, &ke, &kd, ki.text_start, ki.res) < 0)
-		goto fail;
-	if (o.readprofile) {
-		if (export_readprofile(o.outdir, &ke, &kd, &p) < 0)
-			goto fail;
-	} else {
-		if (report(stdout, &o.ro, &ke, &ki, &kd, &p) < 0)
-			goto fail;
-	}
 	if (fflush(stdout) != 0) {
 		kp_error("writing the report: %s", strerror(errno));
 		goto fail;
@@ -178,8 +174,7 @@ fail:
 	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
 	profile_free(&p);
-	kpdata_free(&kd);
-	kelf_close(&ke);
-	free(kpinfo);
+	sampleset_free(&ss);
+	symbolizer_close(&sy);
 	return status;
 }

@@ -1,123 +1,154 @@
-/* profile.c: check a dump against its kpinfo and kernel, then charge each
- * nonzero bin to a symbol in one merge pass over two sorted lists.
+/* profile.c: pair a sample set's modules with the ELFs, check that they
+ * belong together, then charge each count to a symbol in one merge pass of
+ * the sorted counts against each module's sorted ranges.
  *
- * The rule: a bin is charged to the symbol that owns the bin's first byte,
- * text_start + (i << res). At res 0 that is the sampled PC itself; at
- * res > 0 a bin straddling two symbols goes wholly to the first. */
+ * The rule: a bin is charged to the symbol libdwfl names for the bin's
+ * first byte. At res 0 that is the sampled PC itself; at res > 0 a bin
+ * straddling two symbols goes wholly to the first. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kprof.h"
 
-int kp_check(const struct kpdata *kd, const struct kpinfo *ki, const struct kelf *ke)
-{
-	static const struct { unsigned bit; const char *key; } need[] = {
-		{ KI_TEXT_START, KPINFO_TEXT_START }, { KI_TEXT_END, KPINFO_TEXT_END },
-		{ KI_RES, KPINFO_RES }, { KI_HZ, KPINFO_HZ },
-	};
-	uint64_t len, want;
-
-	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-		if (!(ki->have & need[i].bit)) {
-			kp_error("kpinfo has no %s line; kprof needs %s, %s, %s and %s",
-				 need[i].key, KPINFO_TEXT_START, KPINFO_TEXT_END, KPINFO_RES, KPINFO_HZ);
-			return -1;
-		}
-	if (ki->text_end <= ki->text_start) {
-		kp_error("kpinfo text range 0x%08x-0x%08x is empty", ki->text_start, ki->text_end);
-		return -1;
-	}
-	if ((ki->have & KI_NBINS) && ki->nbins != kd->nbins) {
-		kp_error("kpinfo says nbins %ju but kpdata holds %zu bins (%zu bytes)",
-			 (uintmax_t)ki->nbins, kd->nbins, KPDATA_WORD * (KPDATA_HDR_WORDS + kd->nbins));
-		return -1;
-	}
-	len = ki->text_end - ki->text_start;
-	want = (len + (1u << ki->res) - 1) >> ki->res;
-	if (kd->nbins != want) {
-		kp_error("kpdata holds %zu bins but text 0x%08x-0x%08x at res %u needs %ju",
-			 kd->nbins, ki->text_start, ki->text_end, ki->res, (uintmax_t)want);
-		return -1;
-	}
-	if (ki->text_start < ke->text_lo || ki->text_end > ke->text_hi) {
-		kp_error("kpinfo text 0x%08x-0x%08x is not inside %s's executable sections 0x%08x-0x%08x",
-			 ki->text_start, ki->text_end, ke->path, ke->text_lo, ke->text_hi);
-		return -1;
-	}
-	return 0;
-}
-
 /* 0: the ids match; -1: refused (message set); 1: differ but forced (message set). */
-int kp_check_build_id(const struct kelf *ke, const struct kpinfo *ki, int force)
+int kp_check_build_id(const struct kelf *ke, const struct module *m, int force)
 {
 	const char *elf_id = ke->build_id[0] ? ke->build_id : "none";
-	const char *info_id = (ki->have & KI_BUILD_ID) ? ki->build_id : "none";
+	const char *dump_id = m->build_id[0] ? m->build_id : "none";
 
-	if (ke->build_id[0] && (ki->have & KI_BUILD_ID) && strcmp(ke->build_id, ki->build_id) == 0)
+	if (ke->build_id[0] && strcmp(ke->build_id, m->build_id) == 0)
 		return 0;
 	/* Without an id on both sides nothing says the dump is from another
 	 * kernel, only that it cannot be checked. */
-	if (!ke->build_id[0] || !(ki->have & KI_BUILD_ID))
+	if (!ke->build_id[0] || !m->build_id[0])
 		kp_error("build-id missing: %s has %s, kpinfo has %s; the dump cannot be matched to "
-			 "the kernel%s", ke->path, elf_id, info_id,
+			 "the kernel%s", ke->path, elf_id, dump_id,
 			 force ? " (--force: going on)" : " (--force to use it anyway)");
 	else
-		kp_error("build-id mismatch: %s has %s, kpinfo has %s%s", ke->path, elf_id, info_id,
+		kp_error("build-id mismatch: %s has %s, kpinfo has %s%s", ke->path, elf_id, dump_id,
 			 force ? " (--force: going on)" :
 			 "; the dump is from another kernel (--force to use it anyway)");
 	return force ? 1 : -1;
 }
 
-int symbolize(struct profile *p, const struct kelf *ke, const struct kpdata *kd,
-	      uint32_t text_start, unsigned res)
+int kp_check_bins(const struct sampleset *ss, const struct kelf *ke)
 {
-	size_t s = 0, n = 0;
-	uint64_t sum = 0;
+	if (ss->text_start < ke->text_lo || ss->text_end > ke->text_hi) {
+		kp_error("kpinfo text 0x%08jx-0x%08jx is not inside %s's executable sections 0x%08jx-0x%08jx",
+			 (uintmax_t)ss->text_start, (uintmax_t)ss->text_end, ke->path,
+			 (uintmax_t)ke->text_lo, (uintmax_t)ke->text_hi);
+		return -1;
+	}
+	return 0;
+}
 
-	memset(p, 0, sizeof *p);
-	p->text_start = text_start;
-	p->res = res;
-	p->symcount = kp_calloc(ke->nsyms, sizeof *p->symcount);
-	for (size_t i = 0; i < kd->nbins; i++)
-		n += kd->bins[i] != 0;
-	p->hits = kp_calloc(n, sizeof *p->hits);
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
 
-	for (size_t i = 0; i < kd->nbins; i++) {
-		struct hit *h;
-		uint64_t addr = (uint64_t)text_start + ((uint64_t)i << res);
+	return s ? s + 1 : path;
+}
 
-		if (kd->bins[i] == 0)
-			continue;
-		if (addr > UINT32_MAX) {
-			kp_error("bin %zu lies above 4 GiB", i);
-			profile_free(p);
-			return -1;
+/* Each module to the ELF with its build-id, else to the ELF of its file
+ * name. A dump of one module (kpdata) that matches neither is of the first
+ * ELF, the kernel, and refused as another kernel's unless forced; the
+ * warning for --force goes to warning. */
+int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n)
+{
+	free(sy->of);
+	sy->nof = ss->nmods;
+	sy->of = kp_calloc(ss->nmods, sizeof *sy->of);
+	for (size_t i = 0; i < ss->nmods; i++) {
+		const struct module *m = &ss->mods[i];
+
+		sy->of[i] = -1;
+		for (size_t e = 0; e < sy->n && sy->of[i] < 0; e++)
+			if (m->build_id[0] && strcmp(m->build_id, sy->elfs[e].build_id) == 0)
+				sy->of[i] = (long)e;
+		for (size_t e = 0; e < sy->n && sy->of[i] < 0 && m->path; e++)
+			if (strcmp(base(m->path), base(sy->elfs[e].path)) == 0)
+				sy->of[i] = (long)e;
+		if (sy->of[i] < 0 && ss->nmods == 1 && sy->n > 0) {
+			sy->of[i] = 0;
+			switch (kp_check_build_id(&sy->elfs[0], m, force)) {
+			case -1:
+				return -1;
+			case 1:
+				/* said once the report is out, so a later error stays one line */
+				snprintf(warning, n, "%s", kp_lasterror());
+				break;
+			}
 		}
-		h = &p->hits[p->nhits++];
-		h->addr = (uint32_t)addr;
-		h->count = kd->bins[i];
-		sum += h->count;
-		/* symbols only move forward, as the bins do */
-		while (s < ke->nsyms && ke->syms[s].end <= addr)
-			s++;
-		if (s < ke->nsyms && ke->syms[s].start <= addr) {
-			h->sym = (long)s;
-			p->symcount[s] += h->count;
-		} else {
-			h->sym = -1;
-			p->unknown += h->count;
+		/* a position-independent file goes where the dump says it was */
+		if (sy->of[i] >= 0 && m->load != sy->elfs[sy->of[i]].load) {
+			struct kelf *ke = &sy->elfs[sy->of[i]];
+			GElf_Ehdr eh;
+
+			if (gelf_getehdr(ke->elf, &eh) && eh.e_type == ET_DYN) {
+				const char *path = ke->path;
+
+				kelf_close(ke);
+				if (kelf_open(ke, path, m->load) < 0)
+					return -1;
+			}
 		}
 	}
-	p->outside = kd->kernel > sum ? kd->kernel - sum : 0;
-	p->kernel = kd->kernel > sum ? kd->kernel : sum;
+	if (ss->binned && ss->nmods > 0 && sy->of[0] >= 0)
+		return kp_check_bins(ss, &sy->elfs[sy->of[0]]);
+	return 0;
+}
+
+int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss)
+{
+	uint64_t sum = 0;
+	size_t cursor = 0;
+	uint32_t mod = UINT32_MAX;
+
+	memset(p, 0, sizeof *p);
+	p->nmods = ss->nmods;
+	p->symcount = kp_calloc(ss->nmods, sizeof *p->symcount);
+	for (size_t m = 0; m < ss->nmods; m++) {
+		long e = m < sy->nof ? sy->of[m] : -1;
+
+		p->symcount[m] = kp_calloc(e >= 0 ? sy->elfs[e].nsyms : 0, sizeof **p->symcount);
+	}
+	p->hits = kp_calloc(ss->nflat, sizeof *p->hits);
+	for (size_t i = 0; i < ss->nflat; i++) {
+		const struct flat *f = &ss->flat[i];
+		struct hit *h = &p->hits[p->nhits++];
+		long e = f->mod < sy->nof ? sy->of[f->mod] : -1;
+		const struct krange *r = NULL;
+
+		if (f->mod != mod) {
+			mod = f->mod;
+			cursor = 0;
+		}
+		h->mod = f->mod;
+		h->addr = f->addr;
+		h->count = f->count;
+		sum += f->count;
+		/* ranges only move forward, as the counts do */
+		if (e >= 0)
+			r = kelf_range(&sy->elfs[e], f->addr, &cursor);
+		if (r) {
+			h->range = r - sy->elfs[e].ranges;
+			h->sym = r->sym;
+			p->symcount[f->mod][r->sym] += f->count;
+		} else {
+			h->range = h->sym = -1;
+			p->unknown += f->count;
+		}
+	}
+	p->outside = ss->kernel > sum ? ss->kernel - sum : 0;
+	p->kernel = ss->kernel > sum ? ss->kernel : sum;
 	return 0;
 }
 
 void profile_free(struct profile *p)
 {
-	free(p->hits);
+	for (size_t m = 0; m < p->nmods; m++)
+		free(p->symcount[m]);
 	free(p->symcount);
-	p->hits = NULL;
-	p->symcount = NULL;
-	p->nhits = 0;
+	free(p->hits);
+	memset(p, 0, sizeof *p);
 }

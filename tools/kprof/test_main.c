@@ -11,6 +11,8 @@ int main(void)
 	failed += test_parse_group();
 	failed += test_cli_group();
 	failed += test_export_group();
+	failed += test_bugs_group();
+	failed += test_fuzz_group();
 	tmp_cleanup();
 	printf("kprof-unit: %s (%d failed)\n", failed ? "FAIL" : "PASS", failed);
 	return failed ? 1 : 0;

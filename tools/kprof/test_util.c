@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "abi/be32.h"
@@ -123,12 +126,15 @@ void run_cmd(struct run *r, const char *const *argv)
 {
 	static int seq;
 	char out[PATH_MAX], err[PATH_MAX];
+	struct rusage ru;
+	struct timespec t0, t1;
 	pid_t pid;
 	int st;
 
 	snprintf(out, sizeof out, "%s", tmp_path("run.out"));
 	snprintf(err, sizeof err, "%s.%d", tmp_path("run.err"), seq++);
 	fflush(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		perror("kprof-unit: fork");
@@ -145,8 +151,11 @@ void run_cmd(struct run *r, const char *const *argv)
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r->maxrss_kb = ru.ru_maxrss;
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	r->out = slurp(out);
 	r->err = slurp(err);
@@ -246,12 +255,41 @@ uint32_t sym_size(const char *name)
 const struct fx *fx(void)
 {
 	static struct fx f;
+
+	if (f.te == 0)
+		elf_facts(fixture("fixture.elf"), &f);
+	return &f;
+}
+
+uint32_t sym_of(const char *path, const char *name)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	unsigned a = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "nm '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof line, p)) {
+		char t, n[128];
+		unsigned x;
+
+		if (sscanf(line, "%x %c %127s", &x, &t, n) == 3 && strcmp(n, name) == 0)
+			a = x;
+	}
+	pclose(p);
+	if (a == 0)
+		fail_msg("%s has no symbol %s", path, name);
+	return a;
+}
+
+void elf_facts(const char *path, struct fx *fp)
+{
+	struct fx f = { 0 };
 	char cmd[PATH_MAX + 32], line[256];
 	FILE *p;
 
-	if (f.te)
-		return &f;
-	snprintf(cmd, sizeof cmd, "readelf -SW -n '%s'", fixture("fixture.elf"));
+	snprintf(cmd, sizeof cmd, "readelf -SW -n '%s'", path);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof line, p)) {
@@ -269,7 +307,7 @@ const struct fx *fx(void)
 	pclose(p);
 	assert_true(f.te > f.ts);
 	assert_true(strlen(f.build_id) == 40);
-	return &f;
+	*fp = f;
 }
 
 int source_line(const char *marker)
@@ -327,19 +365,33 @@ size_t fx_nbins(unsigned res)
 	return (fx()->te - fx()->ts + (1u << res) - 1) >> res;
 }
 
+/* A key of extra replaces the default line of that key: kpinfo takes each
+ * key once. */
 void write_dump(const char *dir, unsigned res, uint32_t total, uint32_t kernel,
 		const uint32_t *bins, size_t n, const char *extra)
 {
-	char path[PATH_MAX], text[2048];
+	char path[PATH_MAX], text[2048], base[1024], *line, *save;
+	size_t len = 0;
 
 	mkdir(dir, 0777);
 	snprintf(path, sizeof path, "%s/kpdata", dir);
 	write_kpdata(path, total, kernel, bins, n);
-	snprintf(text, sizeof text,
+	snprintf(base, sizeof base,
 		 "text_start 0x%08x\ntext_end 0x%08x\nres %u\nnbins %zu\nhz 1000.000\n"
 		 "ticks %u\nkernel_ticks %u\nstate off\nsaturated 0\nbuild_id %s\n"
-		 "last startclr: ok\n%s",
-		 fx()->ts, fx()->te, res, n, total, kernel, fx()->build_id, extra ? extra : "");
+		 "last startclr: ok\n",
+		 fx()->ts, fx()->te, res, n, total, kernel, fx()->build_id);
+	text[0] = '\0';
+	for (line = strtok_r(base, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char key[64];
+		size_t k = strcspn(line, " ");
+
+		snprintf(key, sizeof key, "\n%.*s ", (int)k, line);
+		if (extra && (strncmp(extra, key + 1, k + 1) == 0 || strstr(extra, key)))
+			continue;
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s\n", line);
+	}
+	snprintf(text + len, sizeof text - len, "%s", extra ? extra : "");
 	snprintf(path, sizeof path, "%s/kpinfo", dir);
 	write_text(path, text);
 }

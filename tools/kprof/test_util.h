@@ -22,6 +22,8 @@ void tmp_cleanup(void);
 struct run {
 	int status;                    /* exit status, or 128 + signal */
 	char *out, *err;
+	long maxrss_kb;                /* the child's peak resident memory */
+	double seconds;                /* its wall-clock time */
 };
 void run_kprof(struct run *r, ...);
 void run_cmd(struct run *r, const char *const *argv);
@@ -37,6 +39,8 @@ const struct fx *fx(void);
 uint32_t sym(const char *name);               /* address from nm */
 uint32_t sym_size(const char *name);
 int source_line(const char *marker);         /* line of "L:marker" in fixture.c */
+void elf_facts(const char *path, struct fx *f);  /* the same for any ELF */
+uint32_t sym_of(const char *path, const char *name);  /* nm, for any ELF */
 
 /* a dump for the fixture: kpdata and kpinfo in dir; extra is appended to kpinfo */
 void write_kpdata(const char *path, uint32_t total, uint32_t kernel, const uint32_t *bins, size_t n);
@@ -57,5 +61,7 @@ const struct prow *find_row(const struct prow *rows, int n, const char *name);
 int test_parse_group(void);
 int test_cli_group(void);
 int test_export_group(void);
+int test_bugs_group(void);
+int test_fuzz_group(void);
 
 #endif

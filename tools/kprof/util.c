@@ -1,5 +1,5 @@
 /* util.c: the one-line error message, allocation that cannot return NULL,
- * and reading a whole (regular, bounded) file. */
+ * hex, and reading a whole (regular, bounded) file or a part of one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -50,17 +50,16 @@ char *kp_strdup(const char *s)
 	return p;
 }
 
-/* Only regular files: a FIFO or a device could block or never end. */
-int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len)
+/* Only regular files: a FIFO or a device could block or never end. The
+ * size is checked before anything is read, so a huge file costs nothing. */
+int kp_openfile(const char *path, size_t max, int *fdp, size_t *size)
 {
 	struct stat st;
-	unsigned char *buf;
-	size_t got = 0;
 	int fd;
 
-	*data = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK);
+	*fdp = -1;
+	*size = 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		kp_error("%s: %s", path, strerror(errno));
 		return -1;
@@ -80,10 +79,25 @@ int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len)
 		close(fd);
 		return -1;
 	}
+	*fdp = fd;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len)
+{
+	unsigned char *buf;
+	size_t got = 0, size;
+	int fd;
+
+	*data = NULL;
+	*len = 0;
+	if (kp_openfile(path, max, &fd, &size) < 0)
+		return -1;
 	/* +1 so a file that grew since fstat is noticed, not cut short */
-	buf = kp_calloc((size_t)st.st_size + 1, 1);
+	buf = kp_calloc(size + 1, 1);
 	for (;;) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size + 1 - got);
+		ssize_t n = read(fd, buf + got, size + 1 - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -95,7 +109,7 @@ int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len)
 		if (n == 0)
 			break;
 		got += (size_t)n;
-		if (got > (size_t)st.st_size) {
+		if (got > size) {
 			kp_error("%s: changed while being read", path);
 			free(buf);
 			close(fd);
@@ -105,5 +119,70 @@ int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len)
 	close(fd);
 	*data = buf;
 	*len = got;
+	return 0;
+}
+
+void *kp_reallocarray(void *p, size_t n, size_t size)
+{
+	void *q = reallocarray(p, n ? n : 1, size ? size : 1);
+
+	if (q == NULL) {
+		fprintf(stderr, "kprof: out of memory\n");
+		exit(2);
+	}
+	return q;
+}
+
+char *kp_fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	s = kp_calloc((size_t)n + 1, 1);
+	va_start(ap, f);
+	vsnprintf(s, (size_t)n + 1, f, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Lower-case hex of n bytes; "" when it does not fit (never a partial id). */
+void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	out[0] = '\0';
+	if (n > (outsz - 1) / 2)        /* in size_t: no product to overflow */
+		return;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* n bytes at off, all of them, or an error naming the file. */
+int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			kp_error("%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (r == 0) {
+			kp_error("%s: changed while being read", path);
+			return -1;
+		}
+		got += (size_t)r;
+	}
 	return 0;
 }

@@ -1,0 +1,453 @@
+/* test_bugs.c: one regression test per bug that review and fuzzing found,
+ * each named after its bug and each failing on the code before its fix:
+ * damaged or huge ELFs, nested and aliased symbols, kpinfo's long lines
+ * and repeated keys, readprofile's byte-order guess, a huge kpdata, many
+ * sections, an empty kpinfo. */
+#include <elf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define ELF fixture("fixture.elf")
+
+static void assert_one_error(const struct run *r, const char *expect)
+{
+	if (r->status != 2 || nlines(r->err) != 1 || strncmp(r->err, "kprof: ", 7) != 0 ||
+	    r->out[0] != '\0' || (expect && strstr(r->err, expect) == NULL))
+		fail_msg("want exit 2 and one line with '%s'; got status %d, stderr:\n%s\nstdout:\n%.500s",
+			 expect ? expect : "", r->status, r->err, r->out);
+}
+
+static unsigned char *load(const char *path, size_t *len)
+{
+	unsigned char *buf;
+
+	assert_int_equal(kp_readfile(path, 1 << 24, &buf, len), 0);
+	return buf;
+}
+
+static void save(const char *path, const unsigned char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+static Elf32_Shdr *section(unsigned char *elf, const char *name)
+{
+	Elf32_Ehdr *eh = (Elf32_Ehdr *)elf;
+	Elf32_Shdr *sh = (Elf32_Shdr *)(elf + eh->e_shoff);
+	const char *names = (const char *)elf + sh[eh->e_shstrndx].sh_offset;
+
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (strcmp(names + sh[i].sh_name, name) == 0)
+			return &sh[i];
+	fail_msg("fixture has no section %s", name);
+	return NULL;
+}
+
+/* a plain dump for the fixture, so only the ELF is wrong */
+static const char *plain_dump(const char *name)
+{
+	const char *dir = tmp_path(name);
+	size_t n = fx_nbins(0);
+	uint32_t *bins = calloc(n, sizeof *bins);
+
+	bins[sym("spin_a") - fx()->ts] = 10;
+	write_dump(dir, 0, 10, 10, bins, n, NULL);
+	free(bins);
+	return path_in(dir, "kpdata");
+}
+
+/* hex of a build-id wrote 2 * n_descsz bytes into 129 after a 32-bit check
+ * that n_descsz = 0x80000000 passed; a 2 GiB note crashed kprof. */
+static void build_id_note_size_overflow(void **state)
+{
+	static const unsigned char byte = 0xab;
+	const char *path = tmp_path("hugenote.elf");
+	char out[129] = "x";
+	unsigned char *elf, note[16] = { 4, 0, 0, 0, 0, 0, 0, 0x80, NT_GNU_BUILD_ID, 0, 0, 0, 'G', 'N', 'U', 0 };
+	Elf32_Shdr *sh;
+	size_t len, off;
+	struct run r;
+	int fd;
+
+	(void)state;
+	kp_hex(out, sizeof out, &byte, 0x80000000u);
+	assert_string_equal(out, "");
+	kp_hex(out, sizeof out, &byte, 1);
+	assert_string_equal(out, "ab");
+
+	elf = load(ELF, &len);
+	sh = section(elf, ".note.gnu.build-id");
+	off = (len + 15) & ~(size_t)15;
+	sh->sh_offset = (Elf32_Off)off;
+	sh->sh_size = sizeof note + 0x80000000u;
+	save(path, elf, len);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(pwrite(fd, note, sizeof note, (off_t)off), (ssize_t)sizeof note);
+	assert_int_equal(ftruncate(fd, (off_t)(off + sh->sh_size)), 0);   /* sparse */
+	close(fd);
+	free(elf);
+	run_kprof(&r, path, plain_dump("hugenote"), NULL);
+	assert_one_error(&r, "too large");
+	run_free(&r);
+	unlink(path);
+}
+
+/* libelf read each section of an ELF of any size into memory. */
+static void elf_size_limited(void **state)
+{
+	const char *path = tmp_path("big.elf");
+	unsigned char *elf;
+	size_t len;
+	struct run r;
+
+	(void)state;
+	elf = load(ELF, &len);
+	save(path, elf, len);
+	free(elf);
+	assert_int_equal(truncate(path, (off_t)KELF_MAX_BYTES + 1), 0);
+	run_kprof(&r, path, plain_dump("bigelf"), NULL);
+	assert_one_error(&r, "too large");
+	run_free(&r);
+	unlink(path);
+}
+
+/* --lines read past an unterminated .debug_line_str when its SHF_STRINGS
+ * flag was cleared or it was compressed: both were skipped by the check. */
+static void debug_line_str_unterminated(void **state)
+{
+	const char *flags = tmp_path("nostrings.elf"), *src = tmp_path("unterm.elf");
+	const char *zipped = tmp_path("zipped.elf"), *kpd = plain_dump("unterm");
+	unsigned char *elf;
+	Elf32_Shdr *sh;
+	size_t len;
+	struct run r;
+
+	(void)state;
+	elf = load(ELF, &len);
+	sh = section(elf, ".debug_line_str");
+	assert_int_equal(elf[sh->sh_offset + sh->sh_size - 1], '\0');
+	elf[sh->sh_offset + sh->sh_size - 1] = 'x';
+	save(src, elf, len);
+	sh->sh_flags &= ~(Elf32_Word)(SHF_STRINGS | SHF_MERGE);
+	save(flags, elf, len);
+	free(elf);
+	run_kprof(&r, "--lines", flags, kpd, NULL);
+	assert_one_error(&r, "damaged DWARF");
+	run_free(&r);
+
+	const char *argv[] = { "objcopy", "--compress-debug-sections=zlib-gabi", src, zipped, NULL };
+	run_cmd(&r, argv);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	run_kprof(&r, "--lines", zipped, kpd, NULL);
+	assert_one_error(&r, "damaged DWARF");
+	run_free(&r);
+}
+
+/* The hand-made symbol list gave the bytes of `outer` after `inner`, and
+ * those of weak `wk` past global `gl`'s 8, to <unknown>. */
+static void nested_and_aliased_symbols(void **state)
+{
+	const char *elf = fixture("fixture-nested.elf"), *dir = tmp_path("nested");
+	struct fx f;
+	uint32_t outer, gl, *bins;
+	size_t n;
+	char text[512];
+	struct prow rows[16];
+	struct run r;
+
+	(void)state;
+	elf_facts(elf, &f);
+	outer = sym_of(elf, "outer");
+	gl = sym_of(elf, "gl");
+	n = f.te - f.ts;
+	bins = calloc(n, sizeof *bins);
+	bins[outer + 4 - f.ts] = 1;
+	bins[outer + 0x12 - f.ts] = 3;          /* inner+0x2 */
+	bins[outer + 0x18 - f.ts] = 5;          /* in outer, past inner */
+	bins[gl + 2 - f.ts] = 2;                /* both: the global wins */
+	bins[gl + 8 - f.ts] = 7;                /* only wk */
+	mkdir(dir, 0777);
+	write_kpdata(path_in(dir, "kpdata"), 18, 18, bins, n);
+	free(bins);
+	snprintf(text, sizeof text, "text_start 0x%x\ntext_end 0x%x\nres 0\nhz 1000\nbuild_id %s\n",
+		 f.ts, f.te, f.build_id);
+	write_text(path_in(dir, "kpinfo"), text);
+
+	run_kprof(&r, elf, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 16), 4);
+	assert_string_equal(rows[0].name, "wk");
+	assert_int_equal(rows[0].samples, 7);
+	assert_string_equal(rows[1].name, "outer");
+	assert_int_equal(rows[1].samples, 6);
+	assert_string_equal(rows[2].name, "inner");
+	assert_int_equal(rows[2].samples, 3);
+	assert_string_equal(rows[3].name, "gl");
+	assert_int_equal(rows[3].samples, 2);
+	run_free(&r);
+
+	run_kprof(&r, "--addr", elf, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "outer+0x18 "));
+	assert_non_null(strstr(r.out, "wk+0x8 "));
+	assert_non_null(strstr(r.out, "inner+0x2 "));
+	assert_null(strstr(r.out, "<unknown>"));
+	run_free(&r);
+}
+
+/* A line was cut at 511 bytes, so "res 000...03" read as res 0; a key given
+ * twice was taken from its last line. */
+static void kpinfo_long_line_and_repeated_key(void **state)
+{
+	char text[700];
+	struct kpinfo ki;
+
+	(void)state;
+	memcpy(text, "res ", 4);
+	memset(text + 4, '0', 600);
+	memcpy(text + 604, "3\n", 3);
+	assert_int_equal(kpinfo_parse(&ki, text, strlen(text), "t"), 0);
+	assert_int_equal(ki.res, 3);
+	assert_int_equal(kpinfo_parse(&ki, "res 1\nhz 100\nres 2\n", 19, "t"), -1);
+	assert_non_null(strstr(kp_lasterror(), "t:3: res given twice (first on line 1)"));
+	assert_int_equal(kpinfo_parse(&ki, "build_id none\nbuild_id 00aa\n", 28, "t"), -1);
+	assert_non_null(strstr(kp_lasterror(), "given twice"));
+}
+
+/* The printed readprofile command lacked -n, and readprofile's byte-order
+ * guess then took a lone bin of 131072 (0x00020000) for a swapped 512. */
+static void readprofile_command_has_n(void **state)
+{
+	const char *dir = tmp_path("rpn"), *out = tmp_path("rpn-out");
+	static const char *where[] = { "/usr/sbin/readprofile", "/sbin/readprofile",
+				       "/usr/bin/readprofile" };
+	size_t n = fx_nbins(0);
+	uint32_t *bins = calloc(n, sizeof *bins);
+	const char *argv[16];
+	char *line, *save, *tok;
+	unsigned long count = 0;
+	int argc = 0;
+	struct run r;
+
+	(void)state;
+	bins[sym("spin_b") - fx()->ts] = 131072;
+	write_dump(dir, 0, 131072, 131072, bins, n, NULL);
+	free(bins);
+	run_kprof(&r, "--format", "readprofile", "-o", out, ELF, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	line = strstr(r.out, "read them with: ");
+	assert_non_null(line);
+	line = strdup(line + strlen("read them with: "));
+	line[strcspn(line, "\n")] = '\0';
+	run_free(&r);
+	for (tok = strtok_r(line, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	assert_string_equal(argv[0], "readprofile");
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+		if (access(where[i], X_OK) == 0)
+			argv[0] = where[i];
+	run_cmd(&r, argv);
+	assert_int_equal(r.status, 0);
+	for (const char *p = r.out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		unsigned long c;
+		char name[128];
+
+		if (sscanf(p, "%lu %127s", &c, name) == 2 && strcmp(name, "spin_b") == 0)
+			count = c;
+	}
+	if (count != 131072)
+		fail_msg("readprofile with the printed command: spin_b %lu, not 131072\n%s", count, r.out);
+	run_free(&r);
+	free(line);
+}
+
+/* A 256 MiB kpdata was read whole before its bin count was checked. */
+static void huge_kpdata_not_read(void **state)
+{
+	const char *dir = tmp_path("hugekpdata");
+	size_t n = fx_nbins(0);
+	uint32_t *bins = calloc(n, sizeof *bins);
+	struct run r;
+
+	(void)state;
+	write_dump(dir, 0, 0, 0, bins, n, NULL);
+	free(bins);
+	assert_int_equal(truncate(path_in(dir, "kpdata"), 256 << 20), 0);
+	run_kprof(&r, ELF, path_in(dir, "kpdata"), NULL);
+	assert_one_error(&r, "nbins");
+	if (r.maxrss_kb > 128 * 1024)
+		fail_msg("kprof peaked at %ld KiB for a kpdata it refuses", r.maxrss_kb);
+	run_free(&r);
+	unlink(path_in(dir, "kpdata"));
+}
+
+/* An ELF of many small executable sections, one function each. */
+#define NSECT 60000
+#define SECT_BYTES 16
+#define SECT_BASE 0x100000u
+
+static void many_sections_elf(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+	Elf *e;
+	Elf32_Ehdr *eh;
+	Elf32_Phdr *ph;
+	Elf_Scn *scn, *first = NULL;
+	Elf_Data *d;
+	Elf32_Shdr *sh;
+	static unsigned char code[SECT_BYTES];
+	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	char *strtab = calloc(NSECT, 8);
+	Elf32_Sym *syms = calloc(NSECT + 1, sizeof *syms);
+	size_t strlen_ = 1;
+
+	assert_true(fd >= 0);
+	memset(code, 0x90, sizeof code);
+	code[SECT_BYTES - 1] = 0xc3;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	eh = elf32_newehdr(e);
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_386;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = SECT_BASE;
+	ph = elf32_newphdr(e, 1);
+	for (int i = 0; i < NSECT; i++) {
+		scn = elf_newscn(e);
+		if (first == NULL)
+			first = scn;
+		d = elf_newdata(scn);
+		d->d_buf = code;
+		d->d_size = SECT_BYTES;
+		d->d_align = 1;
+		sh = elf32_getshdr(scn);
+		sh->sh_name = 1;
+		sh->sh_type = SHT_PROGBITS;
+		sh->sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+		sh->sh_addr = SECT_BASE + (Elf32_Addr)i * SECT_BYTES;
+		sh->sh_addralign = 1;
+		syms[i + 1].st_name = (Elf32_Word)strlen_;
+		syms[i + 1].st_value = sh->sh_addr;
+		syms[i + 1].st_size = SECT_BYTES;
+		syms[i + 1].st_info = ELF32_ST_INFO(STB_GLOBAL, STT_FUNC);
+		syms[i + 1].st_shndx = (Elf32_Half)elf_ndxscn(scn);
+		strlen_ += (size_t)sprintf(strtab + strlen_, "f%d", i) + 1;
+	}
+	scn = elf_newscn(e);                          /* .symtab */
+	d = elf_newdata(scn);
+	d->d_buf = syms;
+	d->d_size = (NSECT + 1) * sizeof *syms;
+	d->d_type = ELF_T_SYM;
+	d->d_align = 4;
+	sh = elf32_getshdr(scn);
+	sh->sh_name = 7;
+	sh->sh_type = SHT_SYMTAB;
+	sh->sh_entsize = sizeof *syms;
+	sh->sh_link = (Elf32_Word)elf_ndxscn(scn) + 1;
+	sh->sh_info = 1;
+	scn = elf_newscn(e);                          /* .strtab */
+	d = elf_newdata(scn);
+	d->d_buf = strtab;
+	d->d_size = strlen_;
+	d->d_align = 1;
+	sh = elf32_getshdr(scn);
+	sh->sh_name = 15;
+	sh->sh_type = SHT_STRTAB;
+	scn = elf_newscn(e);                          /* .shstrtab */
+	d = elf_newdata(scn);
+	d->d_buf = (void *)shstr;
+	d->d_size = sizeof shstr;
+	d->d_align = 1;
+	sh = elf32_getshdr(scn);
+	sh->sh_name = 23;
+	sh->sh_type = SHT_STRTAB;
+	eh->e_shstrndx = (Elf32_Half)elf_ndxscn(scn);
+	/* lay out, then one PT_LOAD over the code */
+	assert_true(elf_update(e, ELF_C_NULL) > 0);
+	ph->p_type = PT_LOAD;
+	ph->p_offset = elf32_getshdr(first)->sh_offset;
+	ph->p_vaddr = ph->p_paddr = SECT_BASE;
+	ph->p_filesz = ph->p_memsz = NSECT * SECT_BYTES;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_align = 1;
+	elf_flagphdr(e, ELF_C_SET, ELF_F_DIRTY);
+	assert_true(elf_update(e, ELF_C_WRITE) > 0);
+	elf_end(e);
+	close(fd);
+	free(strtab);
+	free(syms);
+}
+
+/* Finding a symbol's section and an address's bytes walked every section:
+ * 100k sections took seconds. */
+static void many_sections_linear(void **state)
+{
+	const char *elf = tmp_path("many.elf"), *dir = tmp_path("many");
+	uint32_t *bins = calloc(NSECT, sizeof *bins);
+	char text[256];
+	struct run r;
+
+	(void)state;
+	many_sections_elf(elf);
+	for (size_t i = 0; i < NSECT; i++)
+		bins[i] = 1;
+	mkdir(dir, 0777);
+	write_kpdata(path_in(dir, "kpdata"), NSECT, NSECT, bins, NSECT);
+	free(bins);
+	snprintf(text, sizeof text, "text_start 0x%x\ntext_end 0x%x\nres 4\nhz 1000\n", SECT_BASE,
+		 SECT_BASE + NSECT * SECT_BYTES);
+	write_text(path_in(dir, "kpinfo"), text);
+	run_kprof(&r, "--force", "--addr", "--top", "3", elf, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "f0+0x0 "));
+	if (r.seconds > 4.0)
+		fail_msg("%d sections took %.1f s", NSECT, r.seconds);
+	run_free(&r);
+}
+
+/* An empty kpinfo was reported as a build-id mismatch. */
+static void empty_kpinfo_named(void **state)
+{
+	const char *kpd = plain_dump("emptyinfo");
+	char info[4096];
+	struct run r;
+
+	(void)state;
+	snprintf(info, sizeof info, "%s", kpd);
+	strcpy(strrchr(info, '/') + 1, "kpinfo");
+	write_text(info, "");
+	run_kprof(&r, ELF, kpd, NULL);
+	assert_one_error(&r, "it is empty");
+	assert_null(strstr(r.err, "build-id"));
+	run_free(&r);
+}
+
+int test_bugs_group(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(build_id_note_size_overflow),
+		cmocka_unit_test(elf_size_limited),
+		cmocka_unit_test(debug_line_str_unterminated),
+		cmocka_unit_test(nested_and_aliased_symbols),
+		cmocka_unit_test(kpinfo_long_line_and_repeated_key),
+		cmocka_unit_test(readprofile_command_has_n),
+		cmocka_unit_test(huge_kpdata_not_read),
+		cmocka_unit_test(many_sections_linear),
+		cmocka_unit_test(empty_kpinfo_named),
+	};
+
+	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);
+}
