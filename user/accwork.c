@@ -1,10 +1,13 @@
 /* accwork: workloads for the accuracy check of sampled profiles against
- * the exact heat. Neither prints anything while it works, so the program's
- * own start and end weigh almost nothing beside the loops.
- *   accwork mix ROUNDS    three functions in a fixed ratio of instructions
+ * the exact heat. With a control file as the last argument (/dev/heatctl
+ * or /dev/usamplectl) the program writes "pid <itself>" to it when the
+ * measured part starts and "stop" when it ends, so both profiles cover the
+ * same loops and nothing of the start, the calibration or the exit.
+ *   accwork mix ROUNDS [CTL]  three functions in a fixed ratio of instructions
  *                         (about 60/30/10) every round
- *   accwork lock TICKS M  two functions taking turns, each for half of
- *                         1/M of the PIT period, for TICKS periods. The
+ *   accwork lock TICKS M [CTL]  two functions taking turns, each for half of
+ *                         1/M of the PIT period, for TICKS periods (rounded
+ *                         up to 8 rounds). The
  *                         period is measured first (in TSC ticks), so a
  *                         sampler driven by the same PIT sees the same
  *                         phase of the round at every tick: strictly
@@ -46,17 +49,24 @@ __attribute__((noinline)) static unsigned mix_c(unsigned n)
 	return x;
 }
 
-/* spins until the TSC reaches t: the two halves of a lock round */
-__attribute__((noinline)) static void lock_f(uint64_t t)
+/* The two halves of a lock round: each spins until its deadline and moves
+ * it on by half a round. Both do the same instructions at the same speed,
+ * so the exact heat splits evenly between them, traced or not; the loop in
+ * main that calls them is unrolled, so it weighs next to nothing. */
+static volatile uint64_t deadline, half;
+
+__attribute__((noinline)) static void lock_f(void)
 {
-	while (rdtsc() < t)
+	while (rdtsc() < deadline)
 		;
+	deadline += half;
 }
 
-__attribute__((noinline)) static void lock_g(uint64_t t)
+__attribute__((noinline)) static void lock_g(void)
 {
-	while (rdtsc() <= t)            /* not lock_f's code, or the two fold into one */
+	while (rdtsc() <= deadline)     /* not lock_f's code, or the two fold into one */
 		;
+	deadline += half;
 }
 
 /* TSC ticks per PIT period: the span of 200 periods, edge to edge */
@@ -74,28 +84,55 @@ static uint64_t period(void)
 	return (rdtsc() - t0) / 200;
 }
 
+static const char *ctlfile;
+
+/* "pid <me>" or "stop" to the control file, if there is one */
+static void ctl(const char *what)
+{
+	char msg[32];
+	int fd, n;
+
+	if (!ctlfile)
+		return;
+	n = strcmp(what, "pid") == 0 ? snprintf(msg, sizeof msg, "pid %d", getpid()) :
+		snprintf(msg, sizeof msg, "%s", what);
+	if ((fd = open(ctlfile, O_WRONLY)) < 0 || write(fd, msg, n) != n) {
+		fprintf(2, "accwork: %s: %s\n", ctlfile, strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n, m = 1;
 
-	if (argc == 3 && strcmp(argv[1], "mix") == 0 && parse_uint(argv[2], &n) == 0) {
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "mix") == 0 && parse_uint(argv[2], &n) == 0) {
+		ctlfile = argc == 4 ? argv[3] : NULL;
+		ctl("pid");
 		for (unsigned i = 0; i < n; i++) {
 			mix_a(97);
 			mix_b(47);
 			mix_c(13);
 		}
+		ctl("stop");
 		return 0;
 	}
-	if (argc == 4 && strcmp(argv[1], "lock") == 0 && parse_uint(argv[2], &n) == 0 &&
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "lock") == 0 && parse_uint(argv[2], &n) == 0 &&
 	    parse_uint(argv[3], &m) == 0 && m > 0) {
-		uint64_t round = period() / m, t = rdtsc();
-		for (uint64_t r = 0; r < (uint64_t)n * m; r++) {
-			lock_f(t + round / 2);
-			t += round;
-			lock_g(t);
+		half = period() / m / 2;
+		ctlfile = argc == 5 ? argv[4] : NULL;
+		ctl("pid");
+		deadline = rdtsc() + half;
+		for (uint64_t r = 0; r < (uint64_t)n * m; r += 8) {
+			lock_f(), lock_g(), lock_f(), lock_g();
+			lock_f(), lock_g(), lock_f(), lock_g();
+			lock_f(), lock_g(), lock_f(), lock_g();
+			lock_f(), lock_g(), lock_f(), lock_g();
 		}
+		ctl("stop");
 		return 0;
 	}
-	fprintf(2, "usage: accwork mix ROUNDS | accwork lock TICKS M\n");
+	fprintf(2, "usage: accwork mix ROUNDS [CTL] | accwork lock TICKS M [CTL]\n");
 	return 1;
 }
