@@ -50,6 +50,73 @@ def runs(log):
             re.findall(r"^tickcost: rounds \d+ cycles (\d+) ticks (\d+) lost (\d+)", log, re.M)]
 
 
+def boot_exports(script_lines, cmdline=""):
+    """Like boot(), but returns (console transcript, [export's {name: bytes}])."""
+    with tempfile.TemporaryDirectory() as out:
+        script = os.path.join(out, "script")
+        with open(script, "w") as f:
+            f.write("\n".join(script_lines) + "\n")
+        r = subprocess.run([sys.executable, VM, "--script", script, "--out", out,
+                            "--icount", "--timeout", "600", "--cmdline", cmdline],
+                           capture_output=True, text=True)
+        log = open(os.path.join(out, "console.log"), errors="replace").read() \
+            if os.path.exists(os.path.join(out, "console.log")) else ""
+        if r.returncode != 0:
+            sys.exit("bench: guest run failed: %s\n%s" % (r.stderr.strip(), log[-2000:]))
+        from qemu import read_archives
+        return log, read_archives(os.path.join(out, "com2.tar"))
+
+
+def accuracy_row(name, heat, samples):
+    """kprof accuracy of samples against heat (bytes), as a bench row"""
+    kprof = os.path.join(TOP, "build", "kprof")
+    elf = os.path.join(TOP, "build", "user", "bin", "accwork")
+    with tempfile.TemporaryDirectory() as d:
+        hp, sp = os.path.join(d, "heat"), os.path.join(d, "samples")
+        open(hp, "wb").write(heat)
+        open(sp, "wb").write(samples)
+        out = subprocess.run([kprof, "accuracy", elf, hp, sp], capture_output=True, text=True).stdout
+    m = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+|inf)$", out, re.M)
+    if not m:
+        sys.exit("bench: kprof accuracy gave no summary:\n" + out)
+    n, tvd, floor, ratio = m.groups()
+    return ("accuracy: %s" % name, "N %s, TVD %s, floor %s, ratio %s" % (n, tvd, floor, ratio),
+            "exact (icount); goal: ratio <= 2 (the lock-step row without jitter shows the problem)")
+
+
+def heat_rows():
+    """The heat engine's cost per traced instruction, the jittered clock's
+    cost per tick, and the accuracy rows of the samplers against heat."""
+    rows = []
+    progress("heat 1/3 guest: tickcost plain and traced by heat; tickcost with pit.jitter")
+    log = boot(["tickcost 20", "heat tickcost 20"])
+    r = runs(log)
+    if len(r) != 2:
+        sys.exit("bench: expected 2 tickcost lines for heat, got %d" % len(r))
+    rows.append(("heat: guest instructions per traced instruction", "%.0f" % (r[1][0] / r[0][0]),
+                 "exact; goal <= 150; cycles of a traced loop / the same untraced"))
+    plain = runs(boot(["tickcost %d" % ROUNDS], cmdline="hz=10000"))
+    jit = runs(boot(["tickcost %d" % ROUNDS], cmdline="hz=10000 pit.jitter=59"))
+    if len(plain) != 1 or len(jit) != 1:
+        sys.exit("bench: expected one tickcost line per jitter boot")
+    rows.append(("pit.jitter: marginal instructions per tick", "%.0f" % ((jit[0][0] - plain[0][0]) / jit[0][1]),
+                 "exact; (cycles jittered - plain) / ticks at 10 kHz; hz in kpinfo is unchanged"))
+    script = ["accwork mix 300 /dev/heatctl", "export /dev/heat",
+              "accwork mix 3000000 /dev/usamplectl", "export /dev/usample",
+              "accwork lock 200 2 /dev/heatctl", "export /dev/heat",
+              "accwork lock 5000 2 /dev/usamplectl", "export /dev/usample"]
+    for jitter in (0, 596):
+        progress("heat %d/3 guest: accuracy workloads at 1000 Hz, pit.jitter=%d" % (2 + (jitter > 0), jitter))
+        _, ar = boot_exports(script, cmdline="hz=1000 pit.jitter=%d" % jitter)
+        if len(ar) != 4:
+            sys.exit("bench: expected 4 exports from the accuracy boot, got %d" % len(ar))
+        j = ", PIT jittered +-%d" % jitter if jitter else ""
+        rows.append(accuracy_row("usample vs heat, accwork mix%s" % j, ar[0]["dev/heat"], ar[1]["dev/usample"]))
+        rows.append(accuracy_row("usample vs heat, accwork lock (lock-step)%s" % j, ar[2]["dev/heat"],
+                                 ar[3]["dev/usample"]))
+    return rows
+
+
 def main():
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
@@ -105,8 +172,7 @@ def main():
     rows.insert(3, ("fan-out: devkprof beside a no-op engine, marginal instructions per sample",
                     "%.1f" % ((con - coff) / ton),
                     "exact; the no-op engine alone is the baseline: this is the fan-out's cost and devkprof's"))
-    rows.append(("accuracy: total variation distance vs exact counts", "n/a",
-                 "needs the per-instruction heat engine (a later issue)"))
+    rows += heat_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
     host_rows = []
