@@ -162,7 +162,7 @@ def accuracy(m, k_heat, k_samples):
 def mix_and_lock(m, lock_ticks):
     m.wait_prompt()
     for line in ("accwork mix 500 /dev/heatctl", "export /dev/heat",
-                 "accwork mix 1000000 /dev/usamplectl", "export /dev/usample",
+                 "accwork mix 3000000 /dev/usamplectl", "export /dev/usample",
                  "accwork lock 200 2 /dev/heatctl", "export /dev/heat",
                  "accwork lock %d 2 /dev/usamplectl" % lock_ticks, "export /dev/usample"):
         m.check(m.run(line, timeout=240), [] if line.startswith("accwork") else [r"^export: 1 files"],
@@ -177,7 +177,7 @@ def heat_accuracy_lockstep(m):
     loops: the mix is within twice its random floor; the lock-step
     workload, tuned to the PIT period, is far outside it."""
     (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = mix_and_lock(m, 3000)
-    assert n >= 900 and ratio <= 2, "mix: ratio %.2f over %d samples:\n%s" % (ratio, n, out)
+    assert n >= 2900 and ratio <= 2, "mix: ratio %.2f over %d samples:\n%s" % (ratio, n, out)
     assert re.search(r"^spearman 1\.000 over 3 functions", out, re.M), out
     assert ln >= 2900 and lratio >= 10 and ltvd >= 0.2, "lock did not lock:\n" + lout
 
