@@ -3,8 +3,8 @@
  * or /dev/usamplectl) the program writes "pid <itself>" to it when the
  * measured part starts and "stop" when it ends, so both profiles cover the
  * same loops and nothing of the start, the calibration or the exit.
- *   accwork mix ROUNDS [CTL]  three functions in a fixed ratio of instructions
- *                         (about 60/30/10) every round
+ *   accwork mix ROUNDS [CTL]  six functions in a fixed ratio of instructions
+ *                         (about 40/25/6/15/10/4) every round
  *   accwork lock TICKS M [CTL]  two functions taking turns, each for half of
  *                         1/M of the PIT period, for TICKS periods (rounded
  *                         up to 8 rounds). The
@@ -46,6 +46,30 @@ __attribute__((noinline)) static unsigned mix_c(unsigned n)
 	volatile unsigned x = 1;
 	for (unsigned i = 0; i < n; i++)
 		x += x >> 1;
+	return x;
+}
+
+__attribute__((noinline)) static unsigned mix_d(unsigned n)
+{
+	volatile unsigned x = 7;
+	for (unsigned i = 0; i < n; i++)
+		x -= i * 3;
+	return x;
+}
+
+__attribute__((noinline)) static unsigned mix_e(unsigned n)
+{
+	volatile unsigned x = 0;
+	for (unsigned i = 0; i < n; i++)
+		x |= i << 2;
+	return x;
+}
+
+__attribute__((noinline)) static unsigned mix_f(unsigned n)
+{
+	volatile unsigned x = 5;
+	for (unsigned i = 0; i < n; i++)
+		x ^= x << 3;
 	return x;
 }
 
@@ -112,8 +136,11 @@ int main(int argc, char **argv)
 		ctl("pid");
 		for (unsigned i = 0; i < n; i++) {
 			mix_a(97);
-			mix_b(47);
+			mix_b(61);
 			mix_c(13);
+			mix_d(37);
+			mix_e(23);
+			mix_f(7);
 		}
 		ctl("stop");
 		return 0;

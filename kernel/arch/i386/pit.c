@@ -70,10 +70,13 @@ void arch_pit_restart(void)
  *
  * Strictly periodic ticks sample a loop whose round divides the period at
  * the same phase every time. With jitter k, tick i comes at its place on
- * the strict lattice (i periods after the start) plus an offset drawn
- * afresh, uniformly in [-k/2, k/2] PIT clocks, so the divisor between two
- * ticks varies within +-k and the mean rate stays exactly the lattice's:
- * offsets never add up. The lattice is kept in TSC ticks with a carried
+ * the strict lattice (i periods after the start) plus an offset uniform in
+ * [-k/2, k/2] PIT clocks, so the divisor between two ticks varies within
+ * +-k and the mean rate stays exactly the lattice's: offsets never add up.
+ * Ticks go in pairs: the first draws its offset, the second takes the one
+ * half the range away (wrapped), so that a loop whose round is the range
+ * gets one sample in each half of its round per pair, not two at random:
+ * each sample is still uniform, but the pair's split is never lopsided. The lattice is kept in TSC ticks with a carried
  * remainder, so rounding does not add up either. Channel 0 then runs in
  * mode 0 (one shot): each tick writes the count to the next one, measured
  * from the moment of the write, which both the 8254 and QEMU honour. */
@@ -82,7 +85,11 @@ uint32_t pit_jitter_k;          /* 0: off, mode 2 as usual */
 static uint64_t lattice;        /* TSC of the current lattice point */
 static uint64_t step_whole;     /* TSC ticks per period: whole part */
 static uint32_t step_rem, rem_acc; /* and the remainder, over PIT_INPUT_HZ */
-static uint32_t rng = 2463534242u;
+static uint64_t tsc_per_clk;    /* TSC ticks per PIT clock, 32.32 fixed point */
+static uint64_t clk_per_tsc;    /* PIT clocks per TSC tick, 0.32 fixed point */
+static uint32_t rng;
+static int32_t first_off;       /* the offset of the first tick of a pair */
+static bool second;             /* this tick is the second of its pair */
 uint32_t pit_jitter_late;       /* ticks whose place had passed: skipped */
 
 static uint32_t xorshift(void)
@@ -108,6 +115,10 @@ static void jitter_start(void)
 	step_whole = per / PIT_INPUT_HZ;
 	step_rem = (uint32_t)(per % PIT_INPUT_HZ);
 	rem_acc = 0;
+	tsc_per_clk = ((uint64_t)arch_tsc_khz() * 1000 << 32) / PIT_INPUT_HZ;
+	clk_per_tsc = ((uint64_t)PIT_INPUT_HZ << 32) / ((uint64_t)arch_tsc_khz() * 1000);
+	rng = 2463534242u;              /* the same offsets after every start */
+	second = false;
 	lattice = arch_read_tsc();
 	pit_jitter_next();
 }
@@ -118,7 +129,7 @@ static void jitter_start(void)
 void pit_jitter_next(void)
 {
 	uint64_t now = arch_read_tsc(), target;
-	uint32_t tsc_khz = arch_tsc_khz(), count;
+	uint32_t count, ahead = (uint32_t)(tsc_per_clk >> 32) * 8 + 1;     /* 8 PIT clocks */
 	int32_t off;
 
 	do {
@@ -128,10 +139,23 @@ void pit_jitter_next(void)
 			rem_acc -= PIT_INPUT_HZ;
 			lattice++;
 		}
-		off = (int32_t)(xorshift() % (pit_jitter_k + 1)) - (int32_t)(pit_jitter_k / 2);
-		target = lattice + (int64_t)off * tsc_khz * 1000 / PIT_INPUT_HZ;
-	} while (target < now + (uint64_t)tsc_khz / 100 && ++pit_jitter_late);  /* 10 us ahead at least */
-	count = (uint32_t)((target - now) * PIT_INPUT_HZ / ((uint64_t)tsc_khz * 1000));
+		if (!second) {
+			off = (int32_t)(xorshift() % (pit_jitter_k + 1)) - (int32_t)(pit_jitter_k / 2);
+			first_off = off;
+		} else {        /* half the range away from its partner, wrapped */
+			off = first_off + (int32_t)(pit_jitter_k + 1) / 2;
+			if (off > (int32_t)(pit_jitter_k - pit_jitter_k / 2))
+				off -= (int32_t)pit_jitter_k + 1;
+		}
+		second = !second;
+		/* off * tsc_per_clk: 32 x 32 -> 64 bit multiplies, no division */
+		target = off >= 0 ? lattice + (((uint64_t)(uint32_t)off * (uint32_t)tsc_per_clk) >> 32) +
+			(uint64_t)(uint32_t)off * (uint32_t)(tsc_per_clk >> 32) :
+			lattice - (((uint64_t)(uint32_t)-off * (uint32_t)tsc_per_clk) >> 32) -
+			(uint64_t)(uint32_t)-off * (uint32_t)(tsc_per_clk >> 32);
+	} while (target < now + ahead && ++pit_jitter_late);
+	/* at most 1.5 periods ahead, so the difference fits 32 bits */
+	count = (uint32_t)(((target - now) & 0xFFFFFFFFu) * clk_per_tsc >> 32);
 	oneshot(count < 2 ? 2 : count > 65535 ? 65535 : count);
 }
 
