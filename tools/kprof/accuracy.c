@@ -232,8 +232,10 @@ int accuracy_main(int argc, char **argv)
 	       argv[optind], s.total, total, nused);
 	printf("N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", s.total, tvd, floor_,
 	       floor_ > 0 ? tvd / floor_ : INFINITY);
-	if (nrank >= 2)
+	if (nrank >= 2 && !isnan(spearman(x, y, nrank)))
 		printf("spearman %.3f over %zu functions with >= %g %%\n", spearman(x, y, nrank), nrank, minshare);
+	else if (nrank >= 2)
+		printf("spearman n/a: the shares of the %zu functions with >= %g %% tie\n", nrank, minshare);
 	else
 		printf("spearman n/a: %zu functions with >= %g %%\n", nrank, minshare);
 	for (size_t i = 0; i < nsh; i++)        /* sh was sorted: find the worst again */
