@@ -1,6 +1,7 @@
 /* Kernel command-line parser. Words are separated by blanks; each is
  * `key=value` or a bare flag. */
 #include "cmdline.h"
+#include "abi/clock.h"
 #include "abi/kprof.h"
 #include "lib.h"
 

@@ -65,6 +65,7 @@ void tmpfs_init(void);
 int tmpfs_lookup(const char *path, bool create, struct vnode **vp);
 int tmpfs_mkdir(const char *path);
 int tmpfs_unlink(const char *path);
+int tmpfs_dirpath(const struct vnode *v, char *buf, uint32_t size);
 void devfs_init(void);
 int devfs_lookup(const char *path, struct vnode **vp);
 

@@ -370,6 +370,7 @@ static const struct {
 	{ t_ctl, "control_messages" },
 	{ ktest_prof_engines, "profiling_engines" },
 	{ ktest_stack_walk, "stack_walk" },
+	{ ktest_profil_bins, "profil_bins" },
 };
 
 void ktest_run(void)

@@ -11,7 +11,7 @@ void syscall(struct trapframe *tf);     /* from trap(), for int 0x80 */
 
 /* the registers of a system call, read and written by arch code: the
  * number, up to SYSCALL_NARGS argument words, and the result */
-#define SYSCALL_NARGS 5
+#define SYSCALL_NARGS 6
 uint32_t arch_syscall_num(const struct trapframe *tf);
 void arch_syscall_args(const struct trapframe *tf, uint32_t args[SYSCALL_NARGS]);
 void arch_syscall_return(struct trapframe *tf, int result);
@@ -43,5 +43,7 @@ int sys_unlink(uint32_t upath);
 
 /* kwork.c */
 int sys_kwork(uint32_t mode, uint32_t n);
+int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offset,
+	       uint32_t scale, int dirfd);       /* kernel/prof/profil.c */
 
 #endif

@@ -214,3 +214,33 @@ int tmpfs_unlink(const char *path)
 		freenode(n);
 	return 0;
 }
+
+/* The absolute path ("/tmp/a/b") of a directory of this file system, for a
+ * caller that holds only its vnode (profil's dirfd). -EROFS for a
+ * directory elsewhere (nothing can be created there), -ENOENT for one
+ * already unlinked. */
+int tmpfs_dirpath(const struct vnode *v, char *buf, uint32_t size)
+{
+	const struct node *n;
+	char tmp[PATH_MAX];
+	uint32_t len = 0;
+
+	if (v->ops != &tmpfs_ops || v->type != S_IFDIR)
+		return -EROFS;
+	/* built backwards from the end of tmp, one component at a time */
+	tmp[PATH_MAX - 1] = 0;
+	len = 1;
+	for (n = v->priv; n != ROOT; n = n->parent) {
+		uint32_t l = strlen(n->name);
+		if (n->unlinked)
+			return -ENOENT;
+		if (len + l + 1 + 4 > PATH_MAX)
+			return -ENAMETOOLONG;
+		len += l + 1;
+		memcpy(tmp + PATH_MAX - len, "/", 1);
+		memcpy(tmp + PATH_MAX - len + 1, n->name, l);
+	}
+	if (ksnprintf(buf, size, "/tmp%s", tmp + PATH_MAX - len) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}

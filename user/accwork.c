@@ -18,13 +18,6 @@
 #include "stdlib.h"
 #include "string.h"
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 __attribute__((noinline)) static unsigned mix_a(unsigned n)
 {
 	volatile unsigned x = 0;

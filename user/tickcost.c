@@ -1,5 +1,7 @@
 /* tickcost: a fixed CPU-bound workload for the benchmarks. It runs N rounds
- * of a user-mode loop (with -k: of the kernel's kwork_loop) and prints the TSC cycles and clock ticks that took.
+ * of a user-mode loop (with -k: of the kernel's kwork_loop; with -c: N
+ * calls of a function that is instrumented in tickcost.pg, for the cost of
+ * mcount) and prints the TSC cycles and clock ticks that took.
  * Under QEMU's -icount shift=0 a TSC cycle is one guest instruction, so
  * the difference between two runs, divided by the ticks, is the cost of a
  * tick in instructions. lost is how many ticks the kernel saw go missing
@@ -10,14 +12,11 @@
 #include "stdlib.h"
 #include "string.h"
 
-static inline unsigned long long rdtsc(void)
-{
-	unsigned lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((unsigned long long)hi << 32) | lo;
-}
+volatile unsigned sink;
 
-__attribute__((noinline)) static unsigned work(unsigned n)
+/* Not instrumented even in tickcost.pg, so that build differs from the
+ * plain one only by profil's sampling: its marginal cost per sample. */
+__attribute__((noinline, no_instrument_function)) static unsigned work(unsigned n)
 {
 	volatile unsigned x = 0;
 
@@ -26,21 +25,30 @@ __attribute__((noinline)) static unsigned work(unsigned n)
 	return x;
 }
 
+/* instrumented in tickcost.pg: one mcount call per call */
+__attribute__((noipa)) static void leaf(unsigned i)
+{
+	sink = i;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n, t0, t1, lost0, lost1;
 	unsigned long long c0, c1;
 	int kernel = argc == 3 && strcmp(argv[1], "-k") == 0;
+	int calls = argc == 3 && strcmp(argv[1], "-c") == 0;
 
-	if (argc != 2 + kernel || parse_uint(argv[1 + kernel], &n) < 0) {
-		fprintf(2, "usage: tickcost [-k] ROUNDS\n");
+	if (argc != 2 + (kernel || calls) || parse_uint(argv[argc - 1], &n) < 0) {
+		fprintf(2, "usage: tickcost [-k | -c] ROUNDS\n");
 		return 1;
 	}
 	lost0 = sysstat_get(KPINFO_LOST, 0);
 	t0 = uptime();
 	c0 = rdtsc();
 	for (unsigned i = 0; i < n; i++) {
-		if (kernel)
+		if (calls)
+			leaf(i);
+		else if (kernel)
 			kwork(KWORK_LOOP, 1000);
 		else
 			work(1000);
@@ -48,6 +56,6 @@ int main(int argc, char **argv)
 	c1 = rdtsc();
 	t1 = uptime();
 	lost1 = sysstat_get(KPINFO_LOST, 0);
-	printf("tickcost: rounds %u cycles %llu ticks %u lost %u\n", n, c1 - c0, t1 - t0, lost1 - lost0);
+	printf("tickcost: %s %u cycles %llu ticks %u lost %u\n", calls ? "calls" : "rounds", n, c1 - c0, t1 - t0, lost1 - lost0);
 	return 0;
 }

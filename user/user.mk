@@ -3,16 +3,22 @@
 # A program made of several files also gets one line like the usertests one.
 
 USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
-	hog usertests tickcost put heat heattest accwork
+	hog usertests tickcost put calls hotcold profiltest heat heattest \
+	accwork
+
+# Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
+# linked with gcrt0.o (see the README's gprof section).
+USER_PG := calls hotcold kwork profiltest tickcost
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
-	sysstat.c
+	sysstat.c gmon.c mcount.S
 
-USER_BINS := $(USER_PROGS:%=$(BUILD)/user/bin/%)
+USER_BINS := $(USER_PROGS:%=$(BUILD)/user/bin/%) $(USER_PG:%=$(BUILD)/user/bin/%.pg)
 USER_LIBOBJS := $(patsubst %,$(BUILD)/user/lib/%.o,$(basename $(USER_LIB)))
 USER_LIBC := $(BUILD)/user/libc.a
 # crt0 is linked first, by name: an archive member nobody calls might be left out.
 USER_CRT0 := $(BUILD)/user/lib/crt0.o
+USER_GCRT0 := $(BUILD)/user/lib/gcrt0.o
 
 # Extra objects for programs of more than one file.
 $(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o $(BUILD)/user/shkpr.o
@@ -48,11 +54,26 @@ $(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld
 		--defsym=USER_BASE=$(USER_BASE_ADDR) \
 		-o $@ $(USER_CRT0) $(filter-out $(USER_CRT0),$(filter %.o,$^)) $(USER_LIBC) $(LIBGCC)
 
-# The objects are intermediate only by make's rules; keep them for debugging.
-.SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o)
+# The profiled build: gcrt0 after crt0, and the program's own code with
+# mcount calls (the library is not profiled, so its time goes to its own
+# functions but it has no call counts). No sibling calls: a call turned
+# into a jump would be counted to the caller's caller.
+PGFLAGS := -pg -fno-optimize-sibling-calls
+$(BUILD)/user/pg/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UCFLAGS) $(PGFLAGS) -c -o $@ $<
 
--include $(wildcard $(BUILD)/user/*.d $(BUILD)/user/lib/*.d)
+$(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_LIBC) user/user.ld
+	@mkdir -p $(@D)
+	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
+		--defsym=USER_BASE=$(USER_BASE_ADDR) \
+		-o $@ $(USER_CRT0) $(USER_GCRT0) $< $(USER_LIBC) $(LIBGCC)
+
+# The objects are intermediate only by make's rules; keep them for debugging.
+.SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o) $(USER_PG:%=$(BUILD)/user/pg/%.o)
+
+-include $(wildcard $(BUILD)/user/*.d $(BUILD)/user/lib/*.d $(BUILD)/user/pg/*.d)
 
 # crt0.o is reached only through pattern rules; keep make from deleting it
 # as an intermediate file (which would relink every program next time).
-.SECONDARY: $(USER_CRT0)
+.SECONDARY: $(USER_CRT0) $(USER_GCRT0)

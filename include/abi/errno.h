@@ -29,5 +29,6 @@
 #define ENAMETOOLONG 36
 #define ENOSYS       38
 #define ENOTEMPTY    39
+#define EALREADY    114
 
 #endif

@@ -66,9 +66,4 @@
 #define KPCTL_RES          "res"         /* res N, only while stopped */
 #define KPCTL_MAXLEN       64            /* longer writes are EINVAL */
 
-/* PIT limits (the 8254 input clock and the rates the kernel accepts) */
-#define PIT_INPUT_HZ       1193182
-#define PIT_MIN_HZ         19            /* divisor 65535 would be 18.2 Hz */
-#define PIT_MAX_HZ         (PIT_INPUT_HZ / 2)
-
 #endif

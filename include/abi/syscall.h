@@ -1,9 +1,9 @@
 /* System-call numbers and the calling convention, shared by kernel and libc.
  *
  * Convention: `int $0x80` with the number in %eax and up to five arguments in
- * %ebx, %ecx, %edx, %esi, %edi. The result comes back in %eax; a value in
- * [-4095, -1] is a negated errno (include/abi/errno.h). An unknown number
- * returns -ENOSYS. Every user pointer is checked by the kernel: -EFAULT.
+ * %ebx, %ecx, %edx, %esi, %edi (profil's sixth in %ebp). The result comes
+ * back in %eax; a value in [-4095, -1] is a negated errno
+ * (include/abi/errno.h). An unknown number returns -ENOSYS. Every user pointer is checked by the kernel: -EFAULT.
  */
 #ifndef ABI_SYSCALL_H
 #define ABI_SYSCALL_H
@@ -32,7 +32,8 @@
 #define SYS_halt     20   /* halt(int code): power the machine off   -> no return */
 #define SYS_uptime   21   /* uptime()                                -> PIT ticks since boot */
 #define SYS_kwork    22   /* kwork(int mode, unsigned n): kernel workload (KWORK_*) -> result */
-#define NSYSCALL     23   /* one past the highest number */
+#define SYS_profil   23   /* profil(buf, buflen, samplesize, offset, scale, dirfd) -> 0 (include/abi/gmon.h) */
+#define NSYSCALL     24   /* one past the highest number */
 
 /* spawn: the fd map gives, for child fd 0, 1 and 2, the parent's fd to copy
  * (or -1 to leave it closed). A NULL map copies the parent's 0, 1 and 2. */

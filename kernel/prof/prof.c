@@ -16,8 +16,8 @@
  * calls only engines still marked live. */
 #include "clock.h"
 #include "prof/prof.h"
+#include "abi/clock.h"
 #include "abi/errno.h"
-#include "abi/kprof.h"
 #include "cmdline.h"
 #include "lib.h"
 #include "proc.h"
@@ -181,6 +181,7 @@ void prof_init(const struct bootcfg *cfg)
 {
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
+	profil_init();
 	heat_init();
 	usample_init();
 	if (cfg->prof_test)

@@ -18,10 +18,11 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VM = os.path.join(TOP, "tests", "qemu", "vm.py")
 ROUNDS = 20000          # tickcost rounds: about 0.1 s of guest time
+CALLS = 200000          # tickcost -c calls: the mcount measurement
 RATES = [1000, 10000, 100000]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import header_defines  # noqa: E402
-PIT_MAX = header_defines("kprof.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
+PIT_MAX = header_defines("clock.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
 
 
 def progress(msg):
@@ -117,6 +118,31 @@ def heat_rows():
     return rows
 
 
+def profil_rows():
+    """profil(2) and mcount: tickcost.pg differs from tickcost only by
+    profil's sampling in its loop (work() is not instrumented) and by one
+    mcount call per call of leaf() under -c; calls.pg is calls with -pg."""
+    log = boot(["echo hz 10000 > /dev/kpctl", "tickcost %d" % ROUNDS, "tickcost.pg %d" % ROUNDS,
+                "tickcost -c %d" % CALLS, "tickcost.pg -c %d" % CALLS, "calls -t", "calls.pg -t"])
+    r = runs(log)
+    c = [(int(cy), int(t)) for cy, t in
+         re.findall(r"^tickcost: calls \d+ cycles (\d+) ticks (\d+)", log, re.M)]
+    k = [int(cy) for cy in re.findall(r"^calls: cycles (\d+)$", log, re.M)]
+    if len(r) != 2 or len(c) != 2 or len(k) != 2:
+        sys.exit("bench: profil runs: %d tickcost, %d tickcost -c, %d calls lines" %
+                 (len(r), len(c), len(k)))
+    (plain, _, _), (prof, samples, _) = r
+    per_sample = (prof - plain) / samples
+    (cplain, _), (cprof, cticks) = c
+    per_call = (cprof - cplain - cticks * per_sample) / CALLS
+    return [("profil: marginal instructions per sample", "%.1f" % per_sample,
+             "goal <= 20; tickcost.pg - tickcost at 10 kHz, / samples"),
+            ("mcount: instructions per call", "%.1f" % per_call,
+             "goal <= 40; tickcost.pg -c - tickcost -c, less the samples, / calls"),
+            ("calls.pg / calls, guest instructions", "%.2f" % (k[1] / k[0]),
+             "%d / %d: a few instructions per call of a() and b(), +1 mcount each" % (k[1], k[0]))]
+
+
 def main():
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
@@ -172,6 +198,7 @@ def main():
     rows.insert(3, ("fan-out: devkprof beside a no-op engine, marginal instructions per sample",
                     "%.1f" % ((con - coff) / ton),
                     "exact; the no-op engine alone is the baseline: this is the fan-out's cost and devkprof's"))
+    rows += profil_rows()
     rows += heat_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")

@@ -10,7 +10,7 @@ MODULE = r"^module: 'initrd' at 0x[0-9a-f]{8}, \d+ bytes$"
 PIT = r"^pit: %s Hz requested, divisor %s, %s Hz achieved; quantum %s ms; tsc \d+ kHz$"
 PANIC_HALT = r"^halting \(status %d\)$" % qemu.CODES["KEXIT_PANIC"]
 CMDLINE = qemu.header_defines("cmdline.h")
-PIT_INPUT_HZ = qemu.header_defines("kprof.h")["PIT_INPUT_HZ"]
+PIT_INPUT_HZ = qemu.header_defines("clock.h")["PIT_INPUT_HZ"]
 
 
 def pit_default():

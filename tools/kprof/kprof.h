@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include "abi/kprof.h"
 #include "abi/dump.h"
+#include "abi/gmon.h"
 
 /* ---- util.c: errors, memory, files ---- */
 
@@ -77,6 +78,8 @@ struct sampleset {
 	struct flat *flat;             /* sorted by mod, then addr */
 	size_t nflat;
 	uint64_t total, kernel;        /* ticks, and of those the ones in the kernel */
+	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
+	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
 	/* a dump of fixed-size bins (kpdata): their range in module 0 */
 	int binned;
@@ -254,5 +257,23 @@ struct writer {
 
 extern const struct writer *const writers[];     /* NULL-terminated */
 const struct writer *writer_named(const char *name);
+
+/* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */
+
+#define GMON_MAX_BYTES (64u << 20)   /* larger than any file the guest can write */
+
+struct gmon {                      /* a parsed gmon file, pointing into its bytes */
+	struct gmonhdr h;
+	const unsigned char *bins;     /* nbins little-endian uint16 */
+	size_t nbins;
+	const unsigned char *arcs;     /* narcs struct gmon_arc */
+	size_t narcs;
+};
+
+int gmon_is(const unsigned char *d, size_t len);
+int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *name);
+uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
+
+int gmon_main(int argc, char **argv);
 
 #endif

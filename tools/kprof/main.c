@@ -143,6 +143,9 @@ int main(int argc, char **argv)
 	char warning[1024] = "";
 	int status = 2;
 
+	/* profil(2)'s gmon files: a reader of their own (gmon.c) */
+	if (argc > 1 && strcmp(argv[1], "gmon") == 0)
+		return gmon_main(argc - 1, argv + 1);
 	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
 	if (argc > 1 && strcmp(argv[1], "heat") == 0)
 		return heat_main(argc - 1, argv + 1);

@@ -9,7 +9,8 @@
 #include "kprof.h"
 
 #define READERS(X) \
-	X(kpdata)
+	X(kpdata) \
+	X(gmon)
 
 #define WRITERS(X) \
 	X(text) \
@@ -41,8 +42,8 @@ const struct writer *writer_named(const char *name)
 	return NULL;
 }
 
-/* A file that starts with the dump header names its engine; one without
- * it is a kpdata, the one headerless format. */
+/* A file that starts with the dump header names its engine; a gmon file
+ * has its own version word; anything else is a kpdata. */
 int reader_for(const char *path, const struct reader **r)
 {
 	unsigned char buf[sizeof(struct dump_header)];
@@ -52,8 +53,11 @@ int reader_for(const char *path, const struct reader **r)
 	*r = reader_named("kpdata");
 	if (kp_openfile(path, SIZE_MAX, &fd, &size) < 0)
 		return -1;
-	if (size >= sizeof buf && kp_readat(fd, path, 0, buf, sizeof buf) == 0)
+	if (size >= sizeof buf && kp_readat(fd, path, 0, buf, sizeof buf) == 0) {
 		engine = dump_engine(buf, sizeof buf);
+		if (engine < 0 && gmon_is(buf, sizeof buf))
+			*r = reader_named("gmon");
+	}
 	close(fd);
 	if (engine < 0)
 		return 0;

@@ -70,6 +70,8 @@ int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char 
 				sy->of[i] = (long)e;
 		if (sy->of[i] < 0 && ss->nmods == 1 && sy->n > 0) {
 			sy->of[i] = 0;
+			if (ss->unidentified)
+				continue;       /* the format names no build-id: the ELF given is it */
 			switch (kp_check_build_id(&sy->elfs[0], m, force)) {
 			case -1:
 				return -1;

@@ -69,7 +69,7 @@ static void header(FILE *out, const struct symbolizer *sy, const struct samplese
 	if (ss->full_bins)
 		fprintf(out, "saturated %ju bins are full (%#x): their counts are lower bounds\n",
 			(uintmax_t)ss->full_bins, KPDATA_MAX);
-	if (p->kernel > ss->kernel)
+	if (p->kernel > ss->kernel && !ss->scope)
 		fprintf(out, "note    the bins hold %ju ticks, more than the kernel total: %% is of the bins\n",
 			(uintmax_t)p->kernel);
 	if (ss->running)
@@ -260,8 +260,8 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	qsort(rows, n, sizeof *rows, cmp_row);
 	shown = wo->top > 0 && (size_t)wo->top < n ? (size_t)wo->top : n;
 
-	fprintf(out, "rows: ms = samples * 1000 / %.3f Hz; %% of the %ju kernel ticks\n",
-		hz, (uintmax_t)p->kernel);
+	fprintf(out, "rows: ms = samples * 1000 / %.3f Hz; %% of the %ju %s ticks\n",
+		hz, (uintmax_t)p->kernel, ss->scope ? ss->scope : "kernel");
 	if (wo->by == BY_ADDR) {
 		for (size_t i = 0; i < shown; i++)
 			if (strlen(rows[i].label) > width)
@@ -285,7 +285,7 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			fprintf(out, "%-8s  %s\n", "-", r->label);
 	}
 	if (n == 0)
-		fprintf(out, "(no kernel samples)\n");
+		fprintf(out, "(no %s samples)\n", ss->scope ? ss->scope : "kernel");
 	if (shown < n)
 		fprintf(out, "(%zu more rows; --top %ld shows the first %zu)\n", n - shown, wo->top, shown);
 

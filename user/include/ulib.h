@@ -39,6 +39,23 @@ int unlink(const char *path);
 void halt(int code) __attribute__((noreturn));
 unsigned uptime(void);
 int kwork(int mode, unsigned n);
+/* profil(2): only in a program linked for profiling (include/abi/gmon.h) */
+int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset,
+	   unsigned scale, int dirfd);
+void moncontrol(int on);        /* gmon.c: stop (0) and restart profiling */
+/* gmon.c, for gcrt0.S and mcount.S only */
+void monstartup(void);
+__attribute__((regparm(2))) void _mcount_arc(uint32_t frompc, uint32_t selfpc);
+int profdir(int dirfd);         /* gmon.c: write the gmon file into dirfd's directory */
+
+/* The TSC: under QEMU's -icount shift=0 a cycle is one guest instruction,
+ * which is what the benchmarks count. */
+static inline unsigned long long rdtsc(void)
+{
+	unsigned lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
 
 /* Helpers built on the calls above. */
 int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */

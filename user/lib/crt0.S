@@ -1,5 +1,6 @@
 /* Program entry: the kernel leaves argc at (%esp) and argv at 4(%esp),
- * like a call frame without a return address; run main, then exit. */
+ * like a call frame without a return address; run main, then exit.
+ * _crt_init, if linked in (gcrt0 for profiled programs), runs first. */
 	.section .text.start, "ax"
 	.globl _start
 	.type _start, @function
@@ -11,9 +12,14 @@ _start:
 	subl	$8, %esp
 	pushl	%edx
 	pushl	%eax
-	call	main
+	movl	$_crt_init, %ecx	/* weak: 0 unless gcrt0 is linked */
+	testl	%ecx, %ecx
+	jz	1f
+	call	*%ecx
+1:	call	main
 	movl	%eax, (%esp)
 	call	exit
-1:	jmp	1b			/* exit does not return */
+2:	jmp	2b			/* exit does not return */
 	.size _start, . - _start
+	.weak _crt_init
 	.section .note.GNU-stack, "", @progbits	/* no executable stack */

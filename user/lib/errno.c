@@ -30,6 +30,7 @@ static const char *const msgs[] = {
 	[ENAMETOOLONG] = "File name too long",
 	[ENOSYS] = "Function not implemented",
 	[ENOTEMPTY] = "Directory not empty",
+	[EALREADY] = "Operation already in progress",
 };
 
 const char *strerror(int err)

@@ -14,6 +14,21 @@ int usyscall(uint32_t num, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t a4, u
 	return ret;
 }
 
+/* The one call with six arguments: the sixth goes in %ebp, which the
+ * compiler keeps as the frame pointer, so this stub loads it by hand.
+ * usyscall6(num, a1, a2, a3, a4, a5, a6) returns the raw %eax. */
+__asm__(".globl usyscall6\n"
+	"usyscall6:\n"
+	"	pushl %ebp\n	pushl %ebx\n	pushl %esi\n	pushl %edi\n"
+	"	movl 20(%esp), %eax\n	movl 24(%esp), %ebx\n	movl 28(%esp), %ecx\n"
+	"	movl 32(%esp), %edx\n	movl 36(%esp), %esi\n	movl 40(%esp), %edi\n"
+	"	movl 44(%esp), %ebp\n"
+	"	int $0x80\n"
+	"	popl %edi\n	popl %esi\n	popl %ebx\n	popl %ebp\n"
+	"	ret\n");
+int usyscall6(uint32_t num, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t a4, uint32_t a5,
+	      uint32_t a6);
+
 /* Only [-4095, -1] is an error: sbrk returns addresses above 2 GiB too. */
 static int ret(int r)
 {
@@ -77,6 +92,11 @@ int getcwd(char *buf, unsigned n) { return SYS2(SYS_getcwd, buf, n); }
 int mkdir(const char *path) { return SYS1(SYS_mkdir, path); }
 int unlink(const char *path) { return SYS1(SYS_unlink, path); }
 int kwork(int mode, unsigned n) { return SYS2(SYS_kwork, mode, n); }
+int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset,
+	   unsigned scale, int dirfd)
+{
+	return ret(usyscall6(SYS_profil, U(buf), buflen, samplesize, offset, scale, U(dirfd)));
+}
 
 /* Ticks are not an error code: the raw value, wrap-around included. */
 unsigned uptime(void) { return (unsigned)usyscall(SYS_uptime, 0, 0, 0, 0, 0); }

@@ -18,6 +18,7 @@ void arch_syscall_args(const struct trapframe *tf, uint32_t args[SYSCALL_NARGS])
 	args[2] = tf->edx;
 	args[3] = tf->esi;
 	args[4] = tf->edi;
+	args[5] = tf->ebp;      /* only profil has a sixth */
 }
 
 void arch_syscall_return(struct trapframe *tf, int result)

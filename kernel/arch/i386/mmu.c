@@ -90,11 +90,14 @@ void arch_unmap_user(uint32_t *pgdir, uint32_t va)
 {
 	uint32_t *pte = walk(pgdir, va, false);
 
+	/* the mapping goes before the page: a clock tick that looks the
+	 * address up meanwhile (profil's) never reaches a page on the free list */
 	if (pte && (*pte & PTE_P)) {
-		kfree((void *)PTE_ADDR(*pte));
+		uint32_t pa = PTE_ADDR(*pte);
 		*pte = 0;
 		if (read_cr3() == (uint32_t)pgdir)
 			invlpg(va);
+		kfree((void *)pa);
 	}
 }
 

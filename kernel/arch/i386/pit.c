@@ -1,7 +1,7 @@
 /* The 8254 PIT: channel 0 drives the clock interrupt (and so the sampling
  * rate). Channel 2 times the TSC calibration (tsc.c). */
 #include "arch.h"
-#include "abi/kprof.h"
+#include "abi/clock.h"
 #include "i386.h"
 #include "lib.h"
 #include "x86.h"

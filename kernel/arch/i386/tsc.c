@@ -1,7 +1,7 @@
 /* The time-stamp counter, and its rate, measured once at boot against PIT
  * channel 2 (gated by port 0x61, so channel 0's clock is left alone). */
 #include "arch.h"
-#include "abi/kprof.h"
+#include "abi/clock.h"
 #include "i386.h"
 #include "x86.h"
 

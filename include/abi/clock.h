@@ -1,0 +1,10 @@
+/* The clock's hardware limits, shared by the kernel (the PIT driver, the
+ * command line, the profilers' rate) and the tests that check the rates. */
+#ifndef ABI_CLOCK_H
+#define ABI_CLOCK_H
+
+#define PIT_INPUT_HZ       1193182       /* the 8254's input clock */
+#define PIT_MIN_HZ         19            /* divisor 65535 would be 18.2 Hz */
+#define PIT_MAX_HZ         (PIT_INPUT_HZ / 2)    /* divisor 2 */
+
+#endif
