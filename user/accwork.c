@@ -2,7 +2,9 @@
  * the exact heat. With a control file as the last argument (/dev/heatctl
  * or /dev/usamplectl) the program writes "pid <itself>" to it when the
  * measured part starts and "stop" when it ends, so both profiles cover the
- * same loops and nothing of the start, the calibration or the exit.
+ * same loops and nothing of the start, the calibration or the exit. Built
+ * for profiling (accwork.pg), it keeps profil(2) off outside that part by
+ * moncontrol, for the same reason.
  *   accwork mix ROUNDS [CTL]  six functions in a fixed ratio of instructions
  *                         (about 40/25/6/15/10/4) every round
  *   accwork lock TICKS M [CTL]  two functions taking turns, each for half of
@@ -69,17 +71,19 @@ __attribute__((noinline)) static unsigned mix_f(unsigned n)
 /* The two halves of a lock round: each spins until its deadline and moves
  * it on by half a round. Both do the same instructions at the same speed,
  * so the exact heat splits evenly between them, traced or not; the loop in
- * main that calls them is unrolled, so it weighs next to nothing. */
+ * main that calls them is unrolled, so it weighs next to nothing. Neither
+ * calls mcount in accwork.pg: a call's fixed instructions beside a spin
+ * that time cuts short would weigh more traced than untraced. */
 static volatile uint64_t deadline, half;
 
-__attribute__((noinline)) static void lock_f(void)
+__attribute__((noinline, no_instrument_function)) static void lock_f(void)
 {
 	while (rdtsc() < deadline)
 		;
 	deadline += half;
 }
 
-__attribute__((noinline)) static void lock_g(void)
+__attribute__((noinline, no_instrument_function)) static void lock_g(void)
 {
 	while (rdtsc() <= deadline)     /* not lock_f's code, or the two fold into one */
 		;
@@ -103,6 +107,15 @@ static uint64_t period(void)
 
 static const char *ctlfile;
 
+/* gmon.c's, linked only into accwork.pg: NULL in the plain build */
+void moncontrol(int on) __attribute__((weak));
+
+static void profiling(int on)
+{
+	if (moncontrol)
+		moncontrol(on);
+}
+
 /* "pid <me>" or "stop" to the control file, if there is one */
 static void ctl(const char *what)
 {
@@ -124,9 +137,11 @@ int main(int argc, char **argv)
 {
 	unsigned n, m = 1;
 
+	profiling(0);
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "mix") == 0 && parse_uint(argv[2], &n) == 0) {
 		ctlfile = argc == 4 ? argv[3] : NULL;
 		ctl("pid");
+		profiling(1);
 		for (unsigned i = 0; i < n; i++) {
 			mix_a(97);
 			mix_b(61);
@@ -135,6 +150,7 @@ int main(int argc, char **argv)
 			mix_e(23);
 			mix_f(7);
 		}
+		profiling(0);
 		ctl("stop");
 		return 0;
 	}
@@ -143,6 +159,7 @@ int main(int argc, char **argv)
 		half = period() / m / 2;
 		ctlfile = argc == 5 ? argv[4] : NULL;
 		ctl("pid");
+		profiling(1);
 		deadline = rdtsc() + half;
 		for (uint64_t r = 0; r < (uint64_t)n * m; r += 8) {
 			lock_f(), lock_g(), lock_f(), lock_g();
@@ -150,6 +167,7 @@ int main(int argc, char **argv)
 			lock_f(), lock_g(), lock_f(), lock_g();
 			lock_f(), lock_g(), lock_f(), lock_g();
 		}
+		profiling(0);
 		ctl("stop");
 		return 0;
 	}

@@ -8,7 +8,7 @@ USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).
-USER_PG := calls hotcold kwork profiltest tickcost
+USER_PG := calls hotcold kwork profiltest tickcost accwork
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c gmon.c mcount.S

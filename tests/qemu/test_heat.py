@@ -12,6 +12,7 @@ from qemu import ROOT, VMError
 
 HEATTEST = build_path("user", "bin", "heattest")
 ACCWORK = build_path("user", "bin", "accwork")
+ACCWORK_PG = build_path("user", "bin", "accwork.pg")
 KPROF = build_path("kprof")
 
 
@@ -152,11 +153,30 @@ def heat_safety(m):
     m.halt()
 
 
-def accuracy(m, k_heat, k_samples):
-    out, _ = kprof("accuracy", ACCWORK, files(m, k_heat)["heat"], files(m, k_samples)["usample"])
+def accuracy(m, k_heat, k_samples, elf=ACCWORK):
+    samples = [p for n, p in files(m, k_samples).items() if n == "usample" or n.startswith("gmon.")]
+    out, _ = kprof("accuracy", elf, files(m, k_heat)["heat"], samples[0])
     mm = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+|inf)$", out, re.M)
     assert mm, "no summary line in:\n" + out
     return int(mm.group(1)), float(mm.group(2)), float(mm.group(3)), float(mm.group(4)), out
+
+
+def gmon_files(m):
+    """the gmon files in /tmp/prof now"""
+    return re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M)
+
+
+def profil_pair(m, heat_args, sampled_args):
+    """accwork.pg traced by heat, then sampled by profil(2): exports the
+    heat and the gmon file of the sampled run (two exports)"""
+    m.check(m.run("accwork.pg %s /dev/heatctl" % heat_args, timeout=240), [], forbid=[r"accwork"])
+    m.check(m.run("export /dev/heat"), [r"^export: 1 files"])
+    for g in gmon_files(m):
+        m.run("rm /tmp/prof/" + g)
+    m.check(m.run("accwork.pg %s" % sampled_args, timeout=240), [], forbid=[r"accwork"])
+    g = gmon_files(m)
+    assert len(g) == 1, "gmon files after the sampled run: %s" % g
+    m.check(m.run("export /tmp/prof/" + g[0]), [r"^export: 1 files"])
 
 
 def mix_and_lock(m, lock_ticks):
@@ -167,26 +187,41 @@ def mix_and_lock(m, lock_ticks):
                  "accwork lock %d 2 /dev/usamplectl" % lock_ticks, "export /dev/usample"):
         m.check(m.run(line, timeout=240), [] if line.startswith("accwork") else [r"^export: 1 files"],
                 forbid=[r"accwork: "])
-    m.halt()
+
+
+def results(m):
     return accuracy(m, 0, 1), accuracy(m, 2, 3)
 
 
 @test("heat_accuracy_lockstep", timeout=600, icount=True, cmdline="hz=1000")
 def heat_accuracy_lockstep(m):
     """Under icount, sampled profiles against the exact heat of the same
-    loops: the mix is within twice its random floor; the lock-step
-    workload, tuned to the PIT period, is far outside it."""
-    (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = mix_and_lock(m, 3000)
+    loops: the mix is within twice its random floor, sampled by usample
+    and by profil(2) (gmon); the lock-step workload, tuned to the PIT
+    period, is far outside it."""
+    mix_and_lock(m, 3000)
+    profil_pair(m, "mix 300", "mix 3000000")
+    m.halt()
+    (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
     assert n >= 2900 and ratio <= 2, "mix: ratio %.2f over %d samples:\n%s" % (ratio, n, out)
     assert re.search(r"^spearman 1\.000 over 6 functions", out, re.M), out
     assert ln >= 2900 and lratio >= 10 and ltvd >= 0.2, "lock did not lock:\n" + lout
+    pn, _, _, pratio, pout = accuracy(m, 4, 5, ACCWORK_PG)
+    assert pn >= 2900 and pratio <= 2, "profil mix: ratio %.2f:\n%s" % (pratio, pout)
+    assert re.search(r"^spearman 1\.000 over 7 functions", pout, re.M), pout
 
 
 @test("heat_accuracy_jitter", timeout=600, icount=True, cmdline="hz=1000 pit.jitter=596")
 def heat_accuracy_jitter(m):
     """The same with the PIT jittered by half a period: the lock-step case
-    comes back within twice its random floor, and the mix stays there."""
-    (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = mix_and_lock(m, 3000)
+    comes back within twice its random floor, sampled by usample and by
+    profil(2), and the mix stays there."""
+    mix_and_lock(m, 3000)
+    profil_pair(m, "lock 200 2", "lock 3000 2")
+    m.halt()
+    (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
+    pn, _, _, pratio, pout = accuracy(m, 4, 5, ACCWORK_PG)
+    assert pn >= 2900 and pratio <= 2, "profil lock with jitter: ratio %.2f:\n%s" % (pratio, pout)
     assert ratio <= 2, "mix: ratio %.2f:\n%s" % (ratio, out)
     assert ln >= 2900 and lratio <= 2, "lock with jitter: ratio %.2f:\n%s" % (lratio, lout)
 

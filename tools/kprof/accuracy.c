@@ -8,7 +8,9 @@
  *   spearman  rank correlation over the functions with >= 1 % exact share
  *   worst     the function farthest from its exact share, in standard
  *             deviations of a binomial share with the same N
- * SAMPLES is "address count" text, one sampled PC a line. */
+ * SAMPLES is any dump the pipeline's readers take (a profil(2) gmon file,
+ * say; its counts are charged at each bin's first byte) or "address
+ * count" text, one sampled PC a line. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,13 +22,47 @@
 
 #define ACC_USAGE "kprof accuracy [--min-share PERCENT] PROGRAM.elf HEAT SAMPLES"
 
+/* A dump a reader of the pipeline knows (not a kpdata: those are kernel
+ * bins): its flat counts. 1 if it was one, 0 if not, -1 on error. */
+static int samples_from_reader(struct samples *s, const char *path)
+{
+	const struct reader *r;
+	struct sampleset ss = { 0 };
+	struct ropen ro = { .path = path };
+
+	if (reader_for(path, &r) < 0)
+		return -1;
+	if (strcmp(r->name, "kpdata") == 0)
+		return 0;
+	if (r->read(&ss, &ro) < 0)
+		return -1;
+	s->addr = kp_calloc(ss.nflat + 1, sizeof *s->addr);
+	s->count = kp_calloc(ss.nflat + 1, sizeof *s->count);
+	for (size_t i = 0; i < ss.nflat; i++) {
+		s->addr[i] = (uint32_t)ss.flat[i].addr;
+		s->count[i] = ss.flat[i].count;
+		s->total += ss.flat[i].count;
+	}
+	s->n = ss.nflat;
+	sampleset_free(&ss);
+	if (s->total == 0) {
+		kp_error("%s: no samples", path);
+		samples_free(s);
+		return -1;
+	}
+	return 1;
+}
+
 int samples_read(struct samples *s, const char *path)
 {
 	unsigned char *data;
 	size_t len, cap = 0, lineno = 0;
 	char *p, *end;
+	int r;
 
 	memset(s, 0, sizeof *s);
+	if ((r = samples_from_reader(s, path)) != 0)
+		return r < 0 ? -1 : 0;
 	if (kp_readfile(path, (size_t)1 << 30, &data, &len) < 0)
 		return -1;
 	data = realloc(data, len + 1);
@@ -173,7 +209,7 @@ int accuracy_main(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("usage: %s\n\nCompares a sampled profile (SAMPLES: \"address count\" lines) with the\n"
+			printf("usage: %s\n\nCompares a sampled profile (SAMPLES: a gmon file, or \"address count\" lines) with the\n"
 			       "exact heat (HEAT: /dev/heat) of the same program, per function: total\n"
 			       "variation distance, its expectation for random sampling with the same N,\n"
 			       "their ratio, Spearman's rank correlation over the functions with at least\n"
