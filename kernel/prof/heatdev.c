@@ -24,8 +24,9 @@ static void dump_line(uint32_t va, const struct heat_rec *r, void *arg)
 		 r->flags & HEAT_F_EXIT ? " " HEAT_BLOCK_EXIT : "");
 }
 
-/* The dump is made with tracing paused, so that every line belongs to the
- * same moment: the traced process is not running while another reads. */
+/* The dump is the table as the walk finds it. A reader preempted during
+ * the walk lets a still-traced process run between two lines, so a dump
+ * taken while tracing is not one instant: stop first for that. */
 static int heat_open_dump(struct file *f)
 {
 	struct textbuf t;
