@@ -264,7 +264,7 @@ def heat_host_tool(h):
                            ("big", "PROF 0x140000000 1 1\n")):
             _, err = kprof("heat", HEATTEST, write(name, text), status=2)
             assert re.match(r"^kprof: .+\n$", err), "%s: %r" % (name, err)
-        for text in ("", "0x40000000\n", "zz 1\n", "0x40000000 1 2\n"):
+        for text in ("", "0x40000000\n", "zz 1\n", "0x40000000 1 2\n", "0x40000000 9007199254740993\n"):
             _, err = kprof("accuracy", HEATTEST, heat, write("s", text), status=2)
             assert re.match(r"^kprof: .+\n$", err), repr(err)
         kprof("heat", HEATTEST, os.path.join(d, "missing"), status=2)

@@ -81,6 +81,10 @@ int samples_read(struct samples *s, const char *path)
 		c = strtoull(q + 1, &q, 10);
 		if (errno || (*q != '\n' && *q != '\0' && *q != '\r') || q[-1] == ' ')
 			goto bad;
+		if (c > (1ull << 53) - s->total) {     /* beyond a double's exact integers */
+			kp_error("%s:%zu: the counts add up to more than 2^53", path, lineno);
+			goto fail;
+		}
 		if (s->n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			s->addr = realloc(s->addr, cap * sizeof *s->addr);
@@ -267,7 +271,7 @@ int accuracy_main(int argc, char **argv)
 	printf("accuracy: %s: %" PRIu64 " samples against %" PRIu64 " exact instructions, %zu functions\n",
 	       argv[optind], s.total, total, nused);
 	printf("N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", s.total, tvd, floor_,
-	       floor_ > 0 ? tvd / floor_ : INFINITY);
+	       floor_ > 0 ? tvd / floor_ : tvd > 0 ? INFINITY : 0);
 	if (nrank >= 2 && !isnan(spearman(x, y, nrank)))
 		printf("spearman %.3f over %zu functions with >= %g %%\n", spearman(x, y, nrank), nrank, minshare);
 	else if (nrank >= 2)
