@@ -46,5 +46,6 @@
 #define HEATINFO_LIMIT     "limit"       /* the page limit (0: until memory runs short) */
 #define HEATINFO_OVERHEAD  "overhead"    /* TSC ticks taken off each step's duration */
 #define HEATINFO_TSC_KHZ   "tsc_khz"
+#define HEATINFO_BUILD_ID  "build_id"    /* the traced program's GNU build-id, hex, or none */
 
 #endif

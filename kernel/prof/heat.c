@@ -23,6 +23,7 @@
  * taken as that cost plus one tick, and heat_overhead() is subtracted per
  * count when the dump is made. */
 #include "abi/errno.h"
+#include "elf.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
@@ -159,12 +160,22 @@ static void heat_userret(struct proc *p, struct trapframe *tf)
 	t0 = arch_read_tsc();
 }
 
+/* Every program's build-id, read at spawn, so that heatinfo can name the
+ * ELF a dump belongs to whichever way its tracing started. */
+static char buildids[NPROC][41];
+
 /* A child of the armed parent starts traced from its first instruction:
  * its frame gets the trap flag now. Its record is found at the first step
  * (here the parent's address space is the current one). */
 static void heat_spawn(struct proc *p, const struct elf_image *img)
 {
-	(void)img;
+	uint8_t id[20];
+	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
+	char *hex = buildids[p - procs];
+
+	hex[0] = 0;
+	for (int i = 0; i < n && i < (int)sizeof id; i++)
+		ksnprintf(hex + 2 * i, 3, "%02x", id[i]);
 	if (!heat.parent || p->ppid != heat.parent)
 		return;
 	heat.parent = 0;
@@ -208,6 +219,7 @@ int heat_trace_pid(int pid)
 		return r;
 	heat.pid = pid;
 	strlcpy(heat.name, p->name, sizeof heat.name);
+	strlcpy(heat.build_id, buildids[p - procs], sizeof heat.build_id);
 	traced = p;
 	have_cur = need_rec = false;
 	currec = NULL;

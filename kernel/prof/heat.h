@@ -49,6 +49,7 @@ struct heat_state {
 	int parent;             /* trace this process's next child; 0: not armed */
 	bool tracing;
 	char name[16];
+	char build_id[41];      /* the traced program's, hex; "" if it has none */
 	char why[64];           /* why it stopped */
 	uint64_t steps, outside;
 	uint32_t addrs, lost;   /* distinct records; counts that saturated */

@@ -57,6 +57,7 @@ static int heat_open_info(struct file *f)
 	text_add(&t, "%s %u\n", HEATINFO_LIMIT, heattab_limit);
 	text_add(&t, "%s %llu\n", HEATINFO_OVERHEAD, (unsigned long long)heat_overhead());
 	text_add(&t, "%s %u\n", HEATINFO_TSC_KHZ, arch_tsc_khz());
+	text_add(&t, "%s %s\n", HEATINFO_BUILD_ID, heat.build_id[0] ? heat.build_id : "none");
 	return text_finish(&t, f);
 }
 

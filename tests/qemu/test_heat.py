@@ -98,6 +98,13 @@ def heat_exact(m):
     assert int(info["addresses"]) == len(heat)
     assert info["state"] == "stopped: the process exited", info
     assert int(info["bytes"]) == 4096 * int(info["pages"]) > 4096 * int(info["record_pages"]) > 0
+    bid = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(
+        ["readelf", "-n", HEATTEST], capture_output=True, text=True).stdout).group(1)
+    assert info["build_id"] == bid, (info["build_id"], bid)
+    # the heatinfo beside the dump names the ELF: another one is refused
+    _, err = kprof("heat", ACCWORK, f["heat"], status=2)
+    assert "--force to go on" in err, err
+    kprof("heat", "--force", ACCWORK, f["heat"])
     # the host tool: per function, and the annotated loop
     rep, _ = kprof("heat", HEATTEST, f["heat"])
     rows = {r[-1]: r for r in (l.split() for l in rep.splitlines()) if len(r) == 5}

@@ -20,7 +20,7 @@
 
 #include "heat.h"
 
-#define ACC_USAGE "kprof accuracy [--min-share PERCENT] PROGRAM.elf HEAT SAMPLES"
+#define ACC_USAGE "kprof accuracy [--min-share PERCENT] [--force] PROGRAM.elf HEAT SAMPLES"
 
 /* A dump a reader of the pipeline knows (not a kpdata: those are kernel
  * bins): its flat counts. 1 if it was one, 0 if not, -1 on error. */
@@ -186,6 +186,7 @@ int accuracy_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "min-share", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -197,13 +198,16 @@ int accuracy_main(int argc, char **argv)
 	uint64_t total = 0;
 	size_t nsh, nrank = 0, nused = 0;
 	long worst_i = -1;
-	int c, status = 2;
+	int c, status = 2, force = 0, mismatch = 0;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			force = 1;
+			break;
 		case 'm':
 			errno = 0;
 			minshare = strtod(optarg, &end);
@@ -217,7 +221,8 @@ int accuracy_main(int argc, char **argv)
 			       "exact heat (HEAT: /dev/heat) of the same program, per function: total\n"
 			       "variation distance, its expectation for random sampling with the same N,\n"
 			       "their ratio, Spearman's rank correlation over the functions with at least\n"
-			       "--min-share percent (default 1), and the worst function in standard deviations.\n",
+			       "--min-share percent (default 1), and the worst function in standard deviations.\n"
+			       "A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n",
 			       ACC_USAGE);
 			return 0;
 		default:
@@ -230,8 +235,11 @@ int accuracy_main(int argc, char **argv)
 		return 2;
 	}
 	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0 ||
+	    (mismatch = heat_check_build_id(&ke, argv[optind + 1], force)) < 0 ||
 	    samples_read(&s, argv[optind + 2]) < 0)
 		goto fail;
+	if (mismatch)
+		fprintf(stderr, "kprof: warning: %s\n", kp_lasterror());
 	/* one share per symbol, and the last for addresses no symbol owns */
 	nsh = ke.nsyms + 1;
 	sh = kp_calloc(nsh, sizeof *sh);

@@ -8,12 +8,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <capstone.h>
 
 #include "abi/heat.h"
 #include "heat.h"
 
-#define HEAT_USAGE "kprof heat [--annotate] [--top N] PROGRAM.elf DUMP"
+#define HEAT_USAGE "kprof heat [--annotate] [--top N] [--force] PROGRAM.elf DUMP"
 
 /* one "PROF 0x%08X count duration [marks]" line, NUL-terminated */
 static int parse_line(char *s, struct heatline *l)
@@ -123,6 +124,36 @@ void heat_free(struct heatdump *h)
 	memset(h, 0, sizeof *h);
 }
 
+int heat_check_build_id(const struct kelf *ke, const char *dump, int force)
+{
+	const char *slash = strrchr(dump, '/');
+	size_t dir = slash ? (size_t)(slash - dump) + 1 : 0, len, k = strlen(HEATINFO_BUILD_ID);
+	char *path = kp_calloc(dir + sizeof "heatinfo", 1), id[129] = "", *t;
+	unsigned char *text;
+
+	memcpy(path, dump, dir);
+	strcpy(path + dir, "heatinfo");
+	if (access(path, F_OK) != 0 || kp_readfile(path, 1 << 20, &text, &len) < 0) {
+		free(path);
+		return 0;               /* a dump from a console log has none */
+	}
+	t = kp_calloc(len + 1, 1);
+	memcpy(t, text, len);
+	for (char *l = t; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, HEATINFO_BUILD_ID, k) && l[k] == ' ')
+			sscanf(l + k + 1, "%128[0-9a-f]", id);
+	free(t);
+	free(text);
+	if (!id[0] || !ke->build_id[0] || !strcmp(id, ke->build_id)) {
+		free(path);
+		return 0;
+	}
+	kp_error("%s says the traced program had build-id %s, but %s has %s%s", path, id, ke->path,
+		 ke->build_id, force ? "" : " (--force to go on)");
+	free(path);
+	return force ? 1 : -1;
+}
+
 long heat_symbol(const struct kelf *ke, uint32_t addr)
 {
 	const struct krange *r = kelf_range(ke, addr, NULL);
@@ -194,6 +225,7 @@ int heat_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "annotate", no_argument, NULL, 'a' },
 		{ "top", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,7 +233,7 @@ int heat_main(int argc, char **argv)
 	struct heatdump h = { 0 };
 	struct fn *fns = NULL;
 	long top = 0, nf = 0;
-	int c, ann = 0, status = 2;
+	int c, ann = 0, force = 0, status = 2, mismatch;
 	uint64_t total = 0, nosym = 0;
 	char *end;
 
@@ -210,6 +242,7 @@ int heat_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': ann = 1; break;
+		case 'f': force = 1; break;
 		case 't':
 			errno = 0;
 			top = strtol(optarg, &end, 10);
@@ -223,7 +256,8 @@ int heat_main(int argc, char **argv)
 			       "instructions executed, calls (CALLED marks) and duration (TSC ticks).\n"
 			       "  --annotate  each function's instructions with their counts and marks\n"
 			       "              (C: called, >: block enter, <: block exit)\n"
-			       "  --top N     only the N hottest functions\n", HEAT_USAGE);
+			       "  --top N     only the N hottest functions\n"
+			       "  --force     go on when the heatinfo beside DUMP names another build-id\n", HEAT_USAGE);
 			return 0;
 		default:
 			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], HEAT_USAGE);
@@ -234,8 +268,11 @@ int heat_main(int argc, char **argv)
 		fprintf(stderr, "kprof: heat wants PROGRAM.elf and DUMP; usage: %s\n", HEAT_USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0)
+	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0 ||
+	    (mismatch = heat_check_build_id(&ke, argv[optind + 1], force)) < 0)
 		goto fail;
+	if (mismatch)
+		fprintf(stderr, "kprof: warning: %s\n", kp_lasterror());
 	fns = kp_calloc(ke.nsyms + 1, sizeof *fns);
 	for (size_t i = 0; i < ke.nsyms; i++)
 		fns[i].sym = (long)i;

@@ -26,6 +26,11 @@ int heat_parse(struct heatdump *h, const char *text, size_t len, const char *nam
 int heat_read(struct heatdump *h, const char *path);
 void heat_free(struct heatdump *h);
 
+/* The heatinfo beside dump (same directory), if there is one, names the
+ * traced program's build-id: 0 when it matches ke's or cannot be checked,
+ * 1 when it differs but force, -1 (an error recorded) when it differs. */
+int heat_check_build_id(const struct kelf *ke, const char *dump, int force);
+
 /* the symbol owning addr (index into ke->syms), or -1 */
 long heat_symbol(const struct kelf *ke, uint32_t addr);
 
