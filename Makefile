@@ -92,6 +92,15 @@ test: all kprof-unit
 bench: all
 	$(PYTHON) tests/qemu/bench.py
 
+# The system-call fuzzer, long: FUZZSEEDS boots of FUZZCALLS calls each.
+# `fuzz` also runs the host tool's fuzz targets (tools/kprof/kprof.mk).
+FUZZSEEDS ?= 4
+FUZZCALLS ?= 200000
+.PHONY: fuzz fuzz-kernel
+fuzz: fuzz-kernel
+fuzz-kernel: all
+	$(PYTHON) tests/qemu/fuzz.py --seeds $(FUZZSEEDS) --calls $(FUZZCALLS) --cmdline '$(ARGS)'
+
 clean:
 	rm -rf $(BUILD)
 
@@ -106,5 +115,6 @@ help:
 	@echo "make test     host unit tests and the QEMU serial-console suite"
 	@echo "make bench    benchmarks: instruction counts under icount, host tool wall-clock"
 	@echo "make fuzz     run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"
+	@echo "make fuzz-kernel  sysfuzz in FUZZSEEDS boots of FUZZCALLS calls (ARGS= kernel options)"
 	@echo "make clean    remove build/"
 	@echo "make help     this list"

@@ -23,6 +23,7 @@ void arch_idle(void);                  /* sti; hlt: wait for an interrupt */
 
 uint32_t arch_tsc_khz(void);           /* calibrated against the PIT at boot */
 void arch_tsc_calibrate(void);         /* at boot: measures the TSC rate */
+bool arch_time_exact(void);            /* time counts instructions (QEMU -icount) */
 void arch_poweroff(int code) __attribute__((noreturn));
 
 /* unmasks an interrupt line (0: the clock) */

@@ -2,6 +2,8 @@
  * sample to the profiler, wakes sleepers and preempts at the end of a time
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
+#include "abi/clock.h"
+#include "abi/errno.h"
 #include "abi/syscall.h"
 #include "arch.h"
 #include "clock.h"
@@ -19,6 +21,26 @@ static uint64_t tick_cycles;
 static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
+static uint32_t max_hz = PIT_MAX_HZ;    /* lowered by clock_init outside -icount */
+
+/* a * b / c, rounded down or up, without forming a * b: with a = q*c + r it
+ * is q*b + r*b/c, and r*b < c*b fits in 64 bits. A tick count times a rate
+ * in mHz does not: 2^41 ticks (a long sleep at a high rate) times 2^29 mHz.
+ * The result saturates at ~0, a time that never comes. */
+uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up)
+{
+	uint64_t q = a / c, r = a % c, lo;
+
+	if (b && q > ~0ull / b)
+		return ~0ull;
+	lo = (r * b + (up ? c - 1 : 0)) / c;
+	return q * b > ~0ull - lo ? ~0ull : q * b + lo;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > ~0ull - b ? ~0ull : a + b;
+}
 
 /* Changes the rate. Time so far is folded into base_us, and pending sleep
  * deadlines are rescaled, so uptime and sleep(ms) stay in milliseconds. */
@@ -28,7 +50,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	uint32_t old = hz_mhz;
 
 	if (old)
-		base_us += (ticks - base_ticks) * 1000000000ull / old;
+		base_us += clock_muldiv(ticks - base_ticks, 1000000000u, old, false);
 	base_ticks = ticks;
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
@@ -42,7 +64,7 @@ uint32_t clock_set_hz(uint32_t hz)
 			if (q->state != P_SLEEP || !q->wake_tick)
 				continue;
 			uint64_t left = q->wake_tick > ticks ? q->wake_tick - ticks : 0;
-			q->wake_tick = ticks + MAX(1, (left * hz_mhz + old - 1) / old);
+			q->wake_tick = add_sat(ticks, MAX(1, clock_muldiv(left, hz_mhz, old, true)));
 			if (q->wake_tick < next_wake)
 				next_wake = q->wake_tick;
 		}
@@ -62,13 +84,34 @@ void clock_restart_phase(void)
 uint64_t clock_uptime_us(void)
 {
 	uint32_t s = splhi();
-	uint64_t us = base_us + (ticks - base_ticks) * 1000000000ull / hz_mhz;
+	uint64_t us = base_us + clock_muldiv(ticks - base_ticks, 1000000000u, hz_mhz, false);
 	splx(s);
 	return us;
 }
 
+/* The top rate (divisor 2) is exact under QEMU's -icount, but without it
+ * QEMU's PIT falls behind: with the host busy, 5 ms of kernel work took
+ * 84 s and QEMU's monitor stopped answering. So outside icount the rate
+ * has a ceiling, and a request above it is refused, with the reason. */
+int clock_check_hz(uint32_t hz)
+{
+	if (hz <= max_hz)
+		return 0;
+	kprintf("clock: %u Hz refused: without QEMU's -icount its PIT loses most ticks "
+		"above %u Hz\n", hz, max_hz);
+	return -ERANGE;
+}
+
+uint32_t clock_max_hz(void)
+{
+	return max_hz;
+}
+
 void clock_init(uint32_t hz, uint32_t quantum)
 {
+	max_hz = arch_time_exact() ? PIT_MAX_HZ : PIT_MAX_HZ_UNTIMED;
+	if (clock_check_hz(hz) < 0)
+		hz = max_hz;
 	quantum_ms = quantum;
 	clock_set_hz(hz);
 	arch_irq_enable(0);

@@ -17,8 +17,12 @@ void clock_init(uint32_t hz, uint32_t quantum_ms);
 uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
 uint32_t clock_hz_mhz(void);
 void clock_restart_phase(void);         /* the next tick one period from now */
+int clock_check_hz(uint32_t hz);       /* 0, or -ERANGE (with a message) above the ceiling */
+uint32_t clock_max_hz(void);           /* the ceiling: PIT_MAX_HZ under icount */
 uint64_t clock_uptime_us(void);         /* across rate changes */
 uint64_t clock_ms_to_ticks(uint32_t ms);
+/* a * b / c (rounded up if up) without overflow in a * b; saturates */
+uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up);
 
 /* the tick: vectors.asm calls it for IRQ 0; from user mode it may switch
  * to the next process, or end a killed one */

@@ -37,6 +37,28 @@ static const struct boolkey {
 	{ "prof.example", offsetof(struct bootcfg, prof_example) },
 };
 
+/* failalloc=N or failalloc=START:PERMILLE */
+static int failalloc(const char *val, size_t vlen, struct bootcfg *cfg, bool verbose)
+{
+	size_t colon = 0;
+	uint32_t a, b = 0;
+
+	while (colon < vlen && val[colon] != ':')
+		colon++;
+	if (!parse_uint(val, colon, &a) ||
+	    (colon < vlen && !parse_uint(val + colon + 1, vlen - colon - 1, &b)) ||
+	    (colon == vlen ? a == 0 : b == 0 || b > 1000)) {
+		if (verbose)
+			kprintf("cmdline: bad value '%.*s' for failalloc (N >= 1, or START:PERMILLE "
+				"with PERMILLE 1..1000), ignored\n", (int)vlen, val);
+		return 1;
+	}
+	cfg->failalloc_every = colon == vlen ? a : 0;
+	cfg->failalloc_start = colon == vlen ? 0 : a;
+	cfg->failalloc_permille = b;
+	return 0;
+}
+
 /* one word: w[0..n), with the '=' at eq (or eq == n for a bare word) */
 static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
 {
@@ -83,6 +105,8 @@ static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
 		cfg->crash[vlen] = 0;
 		return 0;
 	}
+	if (word_is(w, eq, "failalloc") && eq < n)
+		return failalloc(val, vlen, cfg, verbose);
 	if (verbose)
 		kprintf("cmdline: unknown key '%.*s', ignored\n", (int)eq, w);
 	return 1;

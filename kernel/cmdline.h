@@ -17,6 +17,9 @@ struct bootcfg {
 	bool prof_test;         /* the test engines and /dev/proftest */
 	bool prof_example;      /* the example engine, on from boot */
 	char crash[16];         /* test only: make the kernel fault this way */
+	/* failalloc=N: every Nth page allocation fails; failalloc=S:P: each
+	 * fails with probability P per mille, the generator starting at S */
+	uint32_t failalloc_every, failalloc_start, failalloc_permille;
 };
 
 void cmdline_defaults(struct bootcfg *cfg);

@@ -13,6 +13,40 @@ struct run {
 static struct run *freelist;
 static uint32_t nfree, ntotal;
 
+/* Fault injection, after Linux's fail_page_alloc: with the boot option
+ * failalloc, kalloc and kalloc_contig fail every Nth call, or each with a
+ * probability from a pseudo-random generator, so that every allocating path's
+ * failure runs. Armed once init is running (a boot that cannot start a
+ * shell tells nothing). */
+static uint32_t fail_every, fail_permille, fail_state, fail_calls;
+static uint32_t injected;
+
+void kalloc_failinject(uint32_t every, uint32_t start, uint32_t permille)
+{
+	fail_every = every;
+	fail_permille = permille;
+	fail_state = start;
+}
+
+uint32_t kalloc_injected(void)
+{
+	return injected;
+}
+
+static bool inject(void)
+{
+	bool fail = false;
+
+	if (fail_every)
+		fail = ++fail_calls % fail_every == 0;
+	else if (fail_permille) {
+		fail_state = fail_state * 1103515245u + 12345u;
+		fail = (fail_state >> 8) % 1000 < fail_permille;
+	}
+	injected += fail;
+	return fail;
+}
+
 /* One bit per page below KERN_TOP, set while the page is free. It is kept
  * up to date by kfree and kalloc, so kalloc_contig can search it with
  * interrupts on instead of building it from the list with them off. */
@@ -90,7 +124,7 @@ void *kalloc(void)
 	struct run *r;
 	uint32_t s = splhi();
 
-	r = freelist;
+	r = inject() ? NULL : freelist;
 	if (r)
 		unlink_page(r);
 	splx(s);
@@ -118,7 +152,7 @@ void *kalloc_contig(uint32_t n)
 {
 	uint32_t pg = 0, run = 0, s;
 
-	if (n == 0 || n > NMAPPAGES)
+	if (n == 0 || n > NMAPPAGES || inject())
 		return NULL;
 	while (pg < NMAPPAGES) {
 		if (!page_free(pg)) {

@@ -17,6 +17,11 @@ void *kalloc(void);             /* one zero-filled page, or NULL */
 void kfree(void *page);
 uint32_t kalloc_free_pages(void);
 uint32_t kalloc_total_pages(void);
+/* fault injection (boot option failalloc): every Nth allocation fails, or
+ * (every 0) each with probability permille/1000, the generator starting at
+ * start; 0, 0: none */
+void kalloc_failinject(uint32_t every, uint32_t start, uint32_t permille);
+uint32_t kalloc_injected(void);        /* allocations failed on purpose */
 
 /* n physically contiguous pages, zero-filled, or NULL. Used for buffers the
  * clock interrupt indexes directly. It searches a bitmap of all memory

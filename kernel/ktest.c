@@ -5,6 +5,7 @@
 #include "abi/qemu_exit.h"
 #include "arch.h"
 #include "boottest.h"
+#include "clock.h"
 #include "cmdline.h"
 #include "ctl.h"
 #include "dev.h"
@@ -54,6 +55,16 @@ static void t_cmdline(void)
 	CHECK(cmdline_parse("bogus=1 other", &c, false) == 2);
 	CHECK(cmdline_parse("ktest=maybe", &c, false) == 1);
 	CHECK(cmdline_parse("ktest=off", &c, false) == 0 && !c.ktest);
+	CHECK(cmdline_parse("failalloc=5", &c, false) == 0 && c.failalloc_every == 5 &&
+	      c.failalloc_permille == 0);
+	CHECK(cmdline_parse("failalloc=7:1000", &c, false) == 0 && c.failalloc_every == 0 &&
+	      c.failalloc_start == 7 && c.failalloc_permille == 1000);
+	CHECK(cmdline_parse("failalloc=0", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=1:0", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=1:1001", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=:5", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc=3:", &c, false) == 1);
+	CHECK(cmdline_parse("failalloc", &c, false) == 1);
 }
 
 static void t_parse_uint(void)
@@ -352,10 +363,27 @@ static void t_ctl(void)
 	CHECK(ctl_parse("a b c d e f g h i", 17, 64, &m) == -EINVAL);
 }
 
+/* a * b / c for a sleep's ticks rescaled to a new rate: exact where the
+ * product overflows 64 bits, and saturating where the result does */
+static void t_muldiv(void)
+{
+	uint64_t left = 1865817550ull * 50000;          /* ticks of a 21.6-day sleep at 50 kHz */
+
+	CHECK(clock_muldiv(7, 3, 2, false) == 10 && clock_muldiv(7, 3, 2, true) == 11);
+	CHECK(clock_muldiv(0, 5, 7, true) == 0);
+	CHECK(clock_muldiv(left, 200000000u, 50000000u, true) == left * 4);
+	CHECK(clock_muldiv(~0ull, 1000000000u, 1000000000u, false) == ~0ull);
+	CHECK(clock_muldiv(~0ull / 3, 4, 1, false) == ~0ull);
+	CHECK(clock_muldiv(~0ull / 3 + 1, 3, 3, true) == ~0ull / 3 + 1);
+	CHECK(clock_muldiv(1ull << 40, 1000000000u, 596590000u, false) ==
+	      1842993727310ull);       /* 2^40 * 1e9 / 596590000, floor */
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
 } tests[] = {
+	{ t_muldiv, "clock_muldiv" },
 	{ t_cmdline, "cmdline_parser" },
 	{ t_parse_uint, "parse_uint" },
 	{ t_kalloc, "page_allocator" },

@@ -12,13 +12,22 @@
 #include "syscall.h"
 #include "uaccess.h"
 
-/* an arithmetic loop the compiler cannot fold away */
-static __attribute__((noinline)) uint32_t kwork_loop(uint32_t n)
+/* Steps between preemption points in kwork_loop: about 0.1 ms of work, so
+ * a point costs nothing a profile could see. */
+#define KWORK_LOOP_STEP 65536
+
+/* an arithmetic loop the compiler cannot fold away; it may run for hours
+ * (n = 2^32 - 1), so it stops at a kill and yields at a slice's end */
+static __attribute__((noinline)) int kwork_loop(uint32_t n, uint32_t *out)
 {
 	volatile uint32_t x = 1;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		x = x * 1103515245u + 12345u;
-	return x;
+		if (i % KWORK_LOOP_STEP == KWORK_LOOP_STEP - 1 && proc_preempt() < 0)
+			return -EINTR;
+	}
+	*out = x;
+	return 0;
 }
 
 /* the same loop with interrupts off: the clock ticks that arrive are held
@@ -41,6 +50,8 @@ static __attribute__((noinline)) int kwork_copy(uint32_t n, uint32_t ubuf)
 	if (!k)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n && r == 0; i++) {
+		if ((r = proc_preempt()) < 0)
+			break;
 		r = copyin(k, ubuf, PGSIZE);
 		if (r == 0)
 			r = copyout(ubuf, k, PGSIZE);
@@ -51,9 +62,13 @@ static __attribute__((noinline)) int kwork_copy(uint32_t n, uint32_t ubuf)
 
 int sys_kwork(uint32_t mode, uint32_t n)
 {
+	uint32_t x;
+	int r;
+
 	switch (mode) {
 	case KWORK_LOOP:
-		return (int)(kwork_loop(n) & 0x7FFFFFFF);
+		r = kwork_loop(n, &x);
+		return r < 0 ? r : (int)(x & 0x7FFFFFFF);
 	case KWORK_CLI:
 		/* interrupts off for at most about 0.1 s of guest time a call */
 		if (n > KWORK_CLI_MAX)

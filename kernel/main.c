@@ -96,6 +96,12 @@ void kmain(uint32_t magic, uint32_t mbi)
 			initrd_init((const void *)bi.mods[i].start, bi.mods[i].end - bi.mods[i].start);
 	proc_init();
 	start_init();
+	if (cfg.failalloc_every)
+		kprintf("failalloc: every %uth page allocation fails\n", cfg.failalloc_every);
+	else if (cfg.failalloc_permille)
+		kprintf("failalloc: %u of 1000 page allocations fail (start %u)\n",
+			cfg.failalloc_permille, cfg.failalloc_start);
+	kalloc_failinject(cfg.failalloc_every, cfg.failalloc_start, cfg.failalloc_permille);
 	kprintf("kprof-os: ready\n");
 	scheduler();
 }

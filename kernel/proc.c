@@ -4,7 +4,18 @@
  * kernel builds its address space straight from the ELF file. fork would
  * copy an address space only for exec to throw it away; spawn also makes
  * the shell's redirections explicit (the fd map) and keeps the process
- * limit check in one place. */
+ * limit check in one place.
+ *
+ * The kernel is not preemptible: a clock tick in kernel mode never
+ * switches. A process in a system call keeps the processor until it
+ * sleeps, returns, or reaches a preemption point (proc_preempt) in a long
+ * loop. That is what keeps the file table, tmpfs, the devices and the
+ * profilers' state consistent without locks: only an interrupt handler
+ * can run in between, and the few places it touches are under splhi().
+ * A preemptible kernel (xv6 yields on any tick with interrupts on) would
+ * need a lock on each of them, and a missed one is a rare corruption that
+ * no test finds; a missed preemption point is a stall that the fuzzer's
+ * timing finds. */
 #include "clock.h"
 #include "proc.h"
 #include "abi/errno.h"
@@ -151,6 +162,15 @@ void yield(void)
 	current_proc->state = P_READY;
 	sched();
 	splx(s);
+}
+
+int proc_preempt_slow(void)
+{
+	if (proc_killed())
+		return -EINTR;
+	if (need_resched)
+		yield();
+	return proc_killed() ? -EINTR : 0;
 }
 
 void sleep_on(void *chan)

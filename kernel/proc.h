@@ -7,6 +7,7 @@
 #include "abi/fcntl.h"
 #include "abi/memlayout.h"
 #include "arch.h"
+#include "clock.h"
 
 enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
 
@@ -47,6 +48,17 @@ static inline bool proc_killed(void) { return current_proc && current_proc->kill
 void proc_exit(int status) __attribute__((noreturn));
 void scheduler(void) __attribute__((noreturn));
 void yield(void);
+int proc_preempt_slow(void);
+/* A preemption point, for a kernel loop that may outlast a time slice:
+ * -EINTR if the process has been killed, else 0, after yielding if its
+ * slice is used up. The kernel is not preemptible (proc.c says why), so
+ * such loops call this between steps; the usual case is two loads. */
+static inline int proc_preempt(void)
+{
+	if (__builtin_expect(!need_resched && !proc_killed(), 1))
+		return 0;
+	return proc_preempt_slow();
+}
 void sleep_on(void *chan);      /* call with interrupts off (splhi) */
 void wakeup(void *chan);        /* safe with interrupts on or off */
 int proc_sleep_ms(uint32_t ms);

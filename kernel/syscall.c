@@ -31,6 +31,7 @@ static int dispatch(uint32_t num, const uint32_t *a)
 	case SYS_uptime: return sys_uptime();
 	case SYS_kwork:  return sys_kwork(a[0], a[1]);
 	case SYS_profil: return sys_profil(a[0], a[1], a[2], a[3], a[4], (int)a[5]);
+	case SYS_DosProfile: return sys_dosprofile(a[0], a[1], a[2], a[3]);
 	default:         return -ENOSYS;        /* also any number >= NSYSCALL */
 	}
 }

@@ -46,4 +46,7 @@ int sys_kwork(uint32_t mode, uint32_t n);
 int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offset,
 	       uint32_t scale, int dirfd);       /* kernel/prof/profil.c */
 
+/* prof/dosprof_call.c: OS/2's DosProfile; returns OS/2's codes */
+int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret);
+
 #endif

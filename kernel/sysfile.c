@@ -53,71 +53,89 @@ int sys_close(uint32_t fd)
 	return 0;
 }
 
+/* A small transfer (a prompt, a typed line, a control message) goes
+ * through a buffer on the stack instead of a page: it then works while
+ * memory is short, which is when a shell's messages matter most. */
+#define SMALL_IO 128
+
+static char *iobuf(uint32_t n, char *small)
+{
+	return n <= SMALL_IO ? small : kalloc();
+}
+
+static void iobuf_free(char *k, char *small)
+{
+	if (k != small)
+		kfree(k);
+}
+
 int sys_read(uint32_t fd, uint32_t ubuf, uint32_t n)
 {
 	struct file *f = getfile(fd);
+	char small[SMALL_IO], *k;
 	uint32_t done = 0;
-	char *k;
+	int r = 0;
 
 	if (!f)
 		return -EBADF;
 	if (!uvalid(ubuf, n))
 		return -EFAULT;
-	if (!(k = kalloc()))
+	if (!(k = iobuf(n, small)))
 		return -ENOMEM;
 	while (done < n) {
-		int r = file_read(f, k, MIN(n - done, PGSIZE));
-		if (r < 0) {
-			kfree(k);
-			return done ? (int)done : r;
-		}
+		r = done ? proc_preempt() : 0;          /* a big read may outlast a slice */
 		if (r == 0)
+			r = file_read(f, k, MIN(n - done, PGSIZE));
+		if (r <= 0)
 			break;
 		if (copyout(ubuf + done, k, r) < 0) {
-			kfree(k);
+			iobuf_free(k, small);
 			return -EFAULT;
 		}
 		done += r;
+		r = 0;
 		/* a console line, a directory or a stream device ends a read */
 		if (!f->vn->ops->seekable || f->vn->type == S_IFDIR)
 			break;
 	}
-	kfree(k);
-	return done;
+	iobuf_free(k, small);
+	return done || r >= 0 ? (int)done : r;
 }
 
 int sys_write(uint32_t fd, uint32_t ubuf, uint32_t n)
 {
 	struct file *f = getfile(fd);
+	char small[SMALL_IO], *k;
 	uint32_t done = 0;
-	char *k;
+	int r;
 
 	if (!f)
 		return -EBADF;
 	if (!uvalid(ubuf, n))
 		return -EFAULT;
-	if (!(k = kalloc()))
+	if (!(k = iobuf(n, small)))
 		return -ENOMEM;
 	/* at least one file_write, even of 0 bytes: to a control file such as
 	 * /dev/kpctl an empty write is a (bad) message, not nothing */
 	do {
 		uint32_t chunk = MIN(n - done, PGSIZE);
-		int r;
+		/* 4 MiB to a serial port takes 19 s: others run meanwhile, and a
+		 * kill ends it between chunks, with what was written so far */
+		if ((r = done ? proc_preempt() : 0) < 0)
+			break;
 		if (copyin(k, ubuf + done, chunk) < 0) {
-			kfree(k);
+			iobuf_free(k, small);
 			return -EFAULT;
 		}
 		r = file_write(f, k, chunk);
-		if (r < 0 || (r == 0 && chunk)) {
-			kfree(k);
-			return done ? (int)done : r;
-		}
+		if (r < 0 || (r == 0 && chunk))
+			break;
 		done += r;
 		if ((uint32_t)r < chunk)
 			break;
 	} while (done < n);
-	kfree(k);
-	return done;
+	iobuf_free(k, small);
+	return done || r >= 0 ? (int)done : r;
 }
 
 int sys_lseek(uint32_t fd, int32_t off, uint32_t whence)

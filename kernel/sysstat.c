@@ -29,10 +29,12 @@ static int sysstatopen(int id, struct file *f)
 
 	text_add(&t, "ticks %llu\n", (unsigned long long)now);
 	text_add(&t, "hz %u.%03u\n", mhz / 1000, mhz % 1000);
+	text_add(&t, "hz_max %u\n", clock_max_hz());
 	text_add(&t, "uptime_ms %llu\n", (unsigned long long)(clock_uptime_us() / 1000));
 	text_add(&t, "nproc %d\n", proc_count());
 	text_add(&t, "freepages %u\n", kalloc_free_pages());
 	text_add(&t, "totalpages %u\n", kalloc_total_pages());
+	text_add(&t, "failalloc %u\n", kalloc_injected());
 	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);
 	text_add(&t, "pit_jitter %u\n", pit_jitter_k);
 	for (int i = 0; i < NPROC; i++) {

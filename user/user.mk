@@ -3,8 +3,10 @@
 # A program made of several files also gets one line like the usertests one.
 
 USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
-	hog usertests tickcost put calls hotcold profiltest heat heattest \
-	accwork
+	hog usertests tickcost put calls hotcold profiltest \
+	flood sysfuzz heat heattest accwork
+# OS/2's DosProfile: the driver, its workload and its tests
+USER_PROGS += dosprof dpwork dptest
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).
@@ -24,6 +26,7 @@ USER_GCRT0 := $(BUILD)/user/lib/gcrt0.o
 $(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o $(BUILD)/user/shkpr.o
 $(BUILD)/user/bin/usertests: $(BUILD)/user/usertests_mem.o $(BUILD)/user/usertests_fs.o \
 	$(BUILD)/user/usertests_proc.o
+$(BUILD)/user/bin/dpwork $(BUILD)/user/bin/dptest: $(BUILD)/user/dppages.o
 
 # Our own headers only: -nostdinc keeps the host's libc headers out, while
 # gcc's freestanding <stdint.h>, <stdarg.h>, <stddef.h> stay available.

@@ -130,6 +130,8 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 
 	if (hz < PIT_MIN_HZ || hz > PIT_MAX_HZ)
 		return -EINVAL;
+	if (clock_check_hz(hz) < 0)
+		return -ERANGE;
 	s = splhi();
 	for (int i = 0; i < nengines; i++)
 		if (engines[i] != e && engines[i]->on) {
@@ -182,6 +184,7 @@ void prof_init(const struct bootcfg *cfg)
 	kprof_init(cfg->kprof_res);
 	example_init(cfg->prof_example);
 	profil_init();
+	dosprof_init(cfg->prof_test);
 	heat_init();
 	usample_init();
 	if (cfg->prof_test)

@@ -52,7 +52,7 @@ struct prof_engine {
 /* Each process's profiling state. An engine keeps its own per-process data
  * in slot[e->id]; prof.c clears the slots at spawn, the engine frees what
  * its slot holds in its exit hook. */
-#define PROF_MAXENGINES 8
+#define PROF_MAXENGINES 16
 struct prof_proc {
 	void *slot[PROF_MAXENGINES];
 };

@@ -161,6 +161,36 @@ def profil_rows():
              "%d / %d: a few instructions per call of a() and b(), +1 mcount each" % (k[1], k[0]))]
 
 
+def dosprof_rows():
+    """DosProfile at 10 kHz over tickcost's text: each mode with one slot
+    and with 255 (the lookup is an index and a short search, not a scan),
+    then the flgbits divider on ticks that do not sample. Baseline: the
+    same workload at the same rate with nothing on."""
+    modes = [("count", "-m count"), ("hit table", "-m hit -w -b 1048576"),
+             ("detailed counters", "-m detail -b 65536")]
+    lines = ["echo hz 10000 > /dev/kpctl", "tickcost %d" % ROUNDS]
+    for _, opt in modes:
+        for n in (1, 255):
+            lines.append("dosprof -z 10000 %s -n %d -p tickcost tickcost %d" % (opt, n, ROUNDS))
+    lines.append("dosprof -z 10000 -f 255,255 -p tickcost tickcost %d" % ROUNDS)
+    r = runs(boot(lines))
+    if len(r) != 2 + 2 * len(modes):
+        sys.exit("bench: expected %d tickcost lines under dosprof, got %d" % (2 + 2 * len(modes), len(r)))
+    coff = r[0][0]
+    rows = []
+    for i, (name, _) in enumerate(modes):
+        for j, n in enumerate((1, 255)):
+            con, ton, _ = r[1 + 2 * i + j]
+            rows.append(("dosprof %s, %d slot%s: marginal instructions per sample" %
+                         (name, n, "s" if n > 1 else ""), "%.1f" % ((con - coff) / ton),
+                         "goal <= 40 with 255 slots; (cycles on - off) / ticks, user-mode workload"))
+    con, ton, _ = r[-1]
+    rows.append(("dosprof flgbits divider: instructions per tick that does not sample",
+                 "%.1f" % ((con - coff) / ton),
+                 "flgbits {255,255}: one tick in 255 samples; (cycles on - off) / ticks"))
+    return rows
+
+
 def main():
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
@@ -218,6 +248,8 @@ def main():
                     "exact; the no-op engine alone is the baseline: this is the fan-out's cost and devkprof's"))
     rows += profil_rows()
     rows += heat_rows()
+
+    rows += dosprof_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
     host_rows = []

@@ -141,6 +141,11 @@ class Checker:
         pass
 
 
+# The sentinel's spawn failing for want of memory, and how often it is retried
+SENTINEL_NOMEM = "sh: echo: Cannot allocate memory"
+SENTINEL_TRIES = 20
+
+
 class Machine(Checker):
     """One QEMU run. COM1 goes through pipes; a reader thread appends it to
     the transcript and wakes waiters, so every wait is a condition wait with
@@ -311,26 +316,43 @@ class Machine(Checker):
             i = text.find(PROMPT, max(0, self.pos - 1))
             return None if i < 0 else i
         self._wait("the shell prompt", candidate, timeout)
-        self.nsentinel += 1
-        tok = "%s-%d" % (self.token, self.nsentinel)
-        self.send("echo %s\n" % tok)
+        # Under page-allocation fault injection the sentinel's own spawn may
+        # fail ("sh: echo: Cannot allocate memory"): then it is typed again.
+        failed = []
+        for attempt in range(SENTINEL_TRIES):
+            self.nsentinel += 1
+            tok = "%s-%d" % (self.token, self.nsentinel)
+            typed = "echo %s\n" % tok
+            self.send(typed)
 
-        def confirmed(text):
-            # The sentinel's output starts a line, or follows the prompt
-            # directly when its echo came out before the prompt; then comes
-            # the next prompt, maybe after background jobs' reports.
-            for before in ("\n", "$ "):
-                i = text.find(before + tok + "\n", self.pos)
-                if i >= 0:
-                    start = i + len(before)
-                    after = start + len(tok) + 1
-                    if text.startswith("$ ", after):
-                        return start, after + 2
-                    j = text.find(PROMPT, after - 1)
-                    return None if j < 0 else (start, j + len(PROMPT))
-            return None
-        start, end = self._wait("the shell prompt (sentinel %s)" % tok, confirmed, timeout)
-        out = self.text[self.pos:start].replace("echo %s\n" % tok, "", 1)
+            def confirmed(text):
+                # The sentinel's output starts a line, or follows the prompt
+                # directly when its echo came out before the prompt; then
+                # comes the next prompt, maybe after background jobs' reports.
+                for before in ("\n", "$ "):
+                    i = text.find(before + tok + "\n", self.pos)
+                    if i >= 0:
+                        start = i + len(before)
+                        after = start + len(tok) + 1
+                        if text.startswith("$ ", after):
+                            return start, after + 2
+                        j = text.find(PROMPT, after - 1)
+                        return None if j < 0 else (start, j + len(PROMPT))
+                k = text.find(typed + SENTINEL_NOMEM + "\n", self.pos)
+                if k >= 0 and text.find(PROMPT, k + len(typed)) >= 0:
+                    return "retry"
+                return None
+            got = self._wait("the shell prompt (sentinel %s)" % tok, confirmed, timeout)
+            if got != "retry":
+                break
+            failed.append(typed + SENTINEL_NOMEM + "\n$ ")
+        else:
+            raise VMError("the sentinel could not run %d times: out of memory" % SENTINEL_TRIES)
+        start, end = got
+        out = self.text[self.pos:start]
+        for f in failed:
+            out = out.replace(f, "", 1)
+        out = out.replace("echo %s\n" % tok, "", 1)
         if out.endswith("$ "):
             out = out[:-2]
         self.pos = end

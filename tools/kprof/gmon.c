@@ -14,11 +14,6 @@ struct grow {                   /* a row of the flat profile */
 	uint64_t samples, calls;
 };
 
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* the symbol libdwfl names for addr (the symbolizer's ranges); NULL for none */
 static const struct ksym *sym_at(const struct kelf *ke, uint32_t addr)
 {
@@ -60,11 +55,11 @@ static void flat(FILE *out, const struct gmon *g, const struct kelf *ke)
 	}
 	for (size_t i = 0; i < g->narcs; i++) {
 		const unsigned char *a = g->arcs + i * sizeof(struct gmon_arc);
-		const struct ksym *s = sym_at(ke, le32(a + 4));
+		const struct ksym *s = sym_at(ke, kp_le32(a + 4));
 		if (s)
-			rows[s - ke->syms].calls += le32(a + 8);
+			rows[s - ke->syms].calls += kp_le32(a + 8);
 		else
-			calls_unknown += le32(a + 8);
+			calls_unknown += kp_le32(a + 8);
 	}
 	qsort(rows, ke->nsyms, sizeof *rows, cmp_rows);
 	fprintf(out, "gmon: %llu samples at %u Hz, %zu arcs", (unsigned long long)total,

@@ -27,6 +27,7 @@ void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
 int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len);
 int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n);
+uint32_t kp_le32(const void *p);           /* the guest's byte order, from any host */
 
 /* ---- kpinfo.c: the `key value` text beside kpdata ---- */
 
@@ -275,5 +276,9 @@ int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *n
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
+
+/* ---- dosprof.c: kprof dosprof ELF DUMP, the DosProfile reader ---- */
+
+int dosprof_main(int argc, char **argv);
 
 #endif

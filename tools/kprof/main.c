@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 	/* profil(2)'s gmon files: a reader of their own (gmon.c) */
 	if (argc > 1 && strcmp(argv[1], "gmon") == 0)
 		return gmon_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "dosprof") == 0)
+		return dosprof_main(argc - 1, argv + 1);
 	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
 	if (argc > 1 && strcmp(argv[1], "heat") == 0)
 		return heat_main(argc - 1, argv + 1);

@@ -10,14 +10,9 @@
 
 #define GMON_MAX (64u << 20)    /* larger than any file the guest can write */
 
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int gmon_is(const unsigned char *d, size_t len)
 {
-	return len >= sizeof(struct gmonhdr) && le32(d + 12) == GMON_VERSION_BSD44;
+	return len >= sizeof(struct gmonhdr) && kp_le32(d + 12) == GMON_VERSION_BSD44;
 }
 
 /* Checks the header against the file's size; fills g. */
@@ -30,7 +25,7 @@ int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *n
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof g->h / 4; i++)
-		w[i] = le32(d + 4 * i);
+		w[i] = kp_le32(d + 4 * i);
 	if (g->h.version != GMON_VERSION_BSD44) {
 		kp_error("%s: version 0x%08x, not a 4.4BSD gmon file (0x%08x)", name,
 			 g->h.version, GMON_VERSION_BSD44);

@@ -186,3 +186,10 @@ int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n
 	}
 	return 0;
 }
+
+uint32_t kp_le32(const void *p)
+{
+	const unsigned char *b = p;
+
+	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+}

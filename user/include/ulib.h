@@ -9,6 +9,7 @@
 #include "abi/errno.h"
 #include "abi/fcntl.h"
 #include "abi/memlayout.h"
+#include "abi/dosprof.h"
 
 extern int errno;
 const char *strerror(int err);
@@ -56,6 +57,9 @@ static inline unsigned long long rdtsc(void)
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((unsigned long long)hi << 32) | lo;
 }
+
+/* OS/2's DosProfile: 0 or an OS/2 return code (abi/dosprof.h) */
+unsigned DosProfile(unsigned func, unsigned pid, PRFCMD *cmd, PRFRET *ret);
 
 /* Helpers built on the calls above. */
 int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */

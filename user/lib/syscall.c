@@ -98,6 +98,12 @@ int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset
 	return ret(usyscall6(SYS_profil, U(buf), buflen, samplesize, offset, scale, U(dirfd)));
 }
 
+/* OS/2's codes are the result itself, never errno */
+unsigned DosProfile(unsigned func, unsigned pid, PRFCMD *cmd, PRFRET *ret)
+{
+	return (unsigned)usyscall(SYS_DosProfile, func, pid, U(cmd), U(ret), 0);
+}
+
 /* Ticks are not an error code: the raw value, wrap-around included. */
 unsigned uptime(void) { return (unsigned)usyscall(SYS_uptime, 0, 0, 0, 0, 0); }
 

@@ -28,6 +28,24 @@ void arch_tsc_calibrate(void)
 	tsc_khz = (uint32_t)((t1 - t0) / 10);
 }
 
+/* Under QEMU's -icount, time is the instruction count: the same loop
+ * with interrupts off takes the same TSC cycles every time, to the cycle.
+ * Anywhere else (TCG on the host's clock, KVM, hardware) runs differ. */
+bool arch_time_exact(void)
+{
+	uint64_t d[3];
+	uint32_t s = splhi();
+
+	for (int k = 0; k < 3; k++) {
+		uint64_t t0 = arch_read_tsc();
+		for (volatile uint32_t i = 0; i < 10000; i++)
+			;
+		d[k] = arch_read_tsc() - t0;
+	}
+	splx(s);
+	return d[0] == d[1] && d[1] == d[2];
+}
+
 uint32_t arch_tsc_khz(void)
 {
 	return tsc_khz;

@@ -1,0 +1,358 @@
+/* The DosProfile engine's sampling side: each clock tick goes to every
+ * running session, which divides the clock (flgbits), sorts the tick into
+ * idle, kernel, unknown or a slot, and records it in the slot's mode. The
+ * call itself is in dosprof_call.c.
+ *
+ * Where a sample goes: each lands in exactly one counter.
+ *   process session   no process running    r0_idle
+ *                     the target, kernel    r0_kernel
+ *                     the target, user      its slot, or r0_unknown
+ *                     another process       nowhere (not the target)
+ *   kernel session    no process running    r0_idle
+ *                     kernel mode           its slot, or r0_kernel
+ *                     user mode             r0_unknown
+ * r0_vm86 stays 0: this kernel has no virtual-8086 mode. r0_shrmem stays
+ * 0: processes share no user memory here (each has private pages; only
+ * the kernel is mapped in all of them, and that is r0_kernel). */
+#include "abi/clock.h"
+#include "abi/errno.h"
+#include "arch.h"
+#include "clock.h"
+#include "ctl.h"
+#include "dev.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/dosprof.h"
+#include "prof/engines.h"
+#include "prof/prof.h"
+
+struct dpsess dp_sess[PRF_MAXSESSIONS];
+volatile uint32_t dp_running;
+/* the running sessions, for the tick: a list, not the bits, so it walks
+ * pointers and never computes an address */
+static struct dpsess *live[PRF_MAXSESSIONS];
+static uint32_t nlive;
+/* The fast path's session and process: the one live session, and the
+ * last of its processes a tick found; else NULL.
+ * refast() keeps them in step with live[] and the session's proc. */
+static struct dpsess *fast_sess;
+static struct proc *fast_proc;
+
+static void refast(void)
+{
+	uint32_t x = splhi();   /* a tick sees both old or both new */
+
+	fast_sess = nlive == 1 ? live[0] : NULL;
+	fast_proc = fast_sess ? fast_sess->proc : NULL;
+	splx(x);
+}
+/* per process slot: the sessions that profile it */
+static uint32_t pmask[NPROC];
+static int nsessions;
+static uint32_t timval_now, hz_before;
+static struct prof_engine dosprof;
+
+/* the last of bucket b's candidates that starts at or below pc */
+uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc)
+{
+	uint32_t k = s->bucket[b] & 0xFF, last = s->lastk[b];
+
+	while (k < last) {
+		uint32_t mid = (k + last + 1) / 2;
+		if (s->start[mid] <= pc)
+			k = mid;
+		else
+			last = mid - 1;
+	}
+	return k;
+}
+
+/* a hit for a full table: OS/2's stops, PRF_WRAP's ring overwrites */
+static __attribute__((noinline)) void hit_full(struct dpsess *s, uint32_t pc)
+{
+	if (s->flags & PRF_WRAP) {
+		/* the oldest entry goes, at hithead */
+		s->hits[s->hithead] = pc;
+		if (++s->hithead == s->nhits)
+			s->hithead = 0;
+		prof_add_sat(&s->overwritten, 1, &s->lost);
+	} else {
+		s->lost++;
+	}
+}
+
+/* a sample in slot k, in the slot's mode */
+static inline void record(struct dpsess *s, int k, uint32_t pc, uint32_t w)
+{
+	uint32_t mode = s->mode[k];
+
+	prof_add_sat(&s->count[k], w, &s->lost);
+	if (mode == PRF_VATOTAL)
+		return;
+	if (mode == PRF_VADETAIL) {
+		prof_add_sat(&s->cnts[s->cbase[k] + (pc >> s->shift)], w, &s->lost);
+		return;
+	}
+	if (s->hitcnt < s->nhits) {
+		s->hits[s->hitcnt++] = pc;
+		if (s->hitcnt == s->nhits)
+			s->flags |= PRFS_HITOVFL;
+		return;
+	}
+	hit_full(s, pc);
+}
+
+/* The divider counts clock interrupts down through the bytes, from the
+ * last to the first, and lets a tick sample when one reaches 0. */
+static __attribute__((noinline)) bool divide(struct dpsess *s)
+{
+	if (--s->left)
+		return false;
+	s->fi = s->fi ? s->fi - 1 : s->nflgs - 1;
+	s->left = s->flg[s->fi];
+	return true;
+}
+
+/* the counter a tick goes to, or NULL when it is not the target's; *k is
+ * the slot when the counter is a slot's */
+static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags, int *k)
+{
+	if (!p)
+		return &s->idle;
+	if (s->kernel) {
+		if (prof_user(flags))
+			return &s->unknown;
+		return (*k = dp_lookup(s, pc)) < 0 ? &s->kern : &s->count[*k];
+	}
+	/* the target itself, or (MT) a process it spawned (never a kernel
+	 * session's, whose proc stays NULL) */
+	if (p != s->proc) {
+		if (!(pmask[p - procs] & s->bit))
+			return NULL;
+		s->proc = p;            /* the next tick is likely to find it again */
+		refast();
+	}
+	if (!prof_user(flags))
+		return &s->kern;
+	return (*k = dp_lookup(s, pc)) < 0 ? &s->unknown : &s->count[*k];
+}
+
+static inline void tick(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags)
+{
+	uint32_t *c;
+	int k = -1;
+
+	s->nticks++;
+	if (s->nflgs && !divide(s))
+		return;
+	if (!(c = where(s, pc, p, flags, &k)))
+		return;
+	if (k >= 0)
+		record(s, k, pc, prof_weight(flags));
+	else
+		prof_add_sat(c, prof_weight(flags), &s->lost);
+}
+
+static __attribute__((noinline)) void sample_all(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	for (uint32_t i = 0; i < nlive; i++)
+		tick(live[i], pc, p, flags);
+}
+
+/* The common case first: one session, a process's, and the tick caught
+ * (one of) its process(es) in user mode. Everything else
+ * takes the general path. */
+static void ARCH_FASTCALL dp_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	struct dpsess *s;
+	int k;
+
+	/* fast_proc is NULL without a fast session, and for a kernel
+	 * session; p is NULL only in the idle loop, in kernel mode */
+	if (__builtin_expect(p != fast_proc || !prof_user(flags), 0)) {
+		sample_all(pc, p, flags);
+		return;
+	}
+	s = fast_sess;
+	s->nticks++;
+	if (s->nflgs && !divide(s))
+		return;
+	if ((k = dp_lookup(s, pc)) < 0)
+		prof_add_sat(&s->unknown, prof_weight(flags), &s->lost);
+	else
+		record(s, k, pc, prof_weight(flags));
+}
+
+/* A process spawned by one that a PRF_PROCESS_MT session follows joins
+ * that session: here processes stand in for OS/2's threads. */
+static void dp_spawn(struct proc *p, const struct elf_image *img)
+{
+	struct proc *parent = curproc();
+	uint32_t m = 0;
+
+	(void)img;
+	if (parent && parent->pid == p->ppid) {
+		uint32_t pm = pmask[parent - procs];
+		for (int i = 0; i < PRF_MAXSESSIONS; i++)
+			if ((pm >> i & 1) && (dp_sess[i].flags & PRFS_THRDS)) {
+				m |= 1u << i;
+				dp_sess[i].nprocs++;
+			}
+	}
+	pmask[p - procs] = m;
+}
+
+/* the data stays with the session until PRF_CM_EXIT */
+static void dp_exit(struct proc *p)
+{
+	pmask[p - procs] = 0;
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		if (dp_sess[i].proc == p)
+			dp_sess[i].proc = NULL;
+	refast();
+}
+
+void dp_follow(struct dpsess *s, struct proc *p)
+{
+	s->proc = p;
+	pmask[p - procs] |= s->bit;
+	refast();
+	s->nprocs++;
+}
+
+void dp_unfollow_all(struct dpsess *s)
+{
+	for (int i = 0; i < NPROC; i++)
+		pmask[i] &= ~s->bit;
+}
+
+/* The engine samples while any session runs, and stays on (paused) while
+ * any exists, so no other engine changes the rate under a session. */
+void dp_set_running(struct dpsess *s, bool on)
+{
+	uint32_t x = splhi();
+
+	if (on)
+		dp_running |= s->bit;
+	else
+		dp_running &= ~s->bit;
+	nlive = 0;
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		if (dp_running & dp_sess[i].bit)
+			live[nlive++] = &dp_sess[i];
+	refast();
+	if (dp_running)
+		prof_resume(&dosprof);
+	else
+		prof_pause(&dosprof);
+	splx(x);
+}
+
+static uint32_t achieved_mhz(uint32_t hz)
+{
+	uint32_t div = arch_pit_divisor(hz);
+	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
+}
+
+/* The rate is one for all: the first session sets it (and the rate before
+ * it comes back after the last), later ones must ask for the same. */
+bool dp_engine_begin(uint32_t timval, int *err)
+{
+	if (nsessions > 0) {
+		if (timval != timval_now) {
+			*err = PRF_TIMER_RESET;
+			return false;
+		}
+		nsessions++;
+		return true;
+	}
+	if (clock_hz_mhz() != achieved_mhz(timval)) {
+		uint32_t before = (clock_hz_mhz() + 500) / 1000;
+		int r = prof_set_hz(&dosprof, timval);
+		if (r == -EBUSY) {
+			*err = PRF_TIMER_RESET;         /* another engine owns the rate */
+			return false;
+		}
+		if (r < 0) {
+			*err = PRF_TIMER_OUT_OF_RANGE;
+			return false;
+		}
+		hz_before = before;
+	} else {
+		hz_before = 0;
+	}
+	timval_now = timval;
+	nsessions = 1;
+	prof_enable(&dosprof);
+	prof_pause(&dosprof);
+	return true;
+}
+
+void dp_engine_end(void)
+{
+	if (--nsessions > 0)
+		return;
+	if (hz_before)
+		prof_set_hz(&dosprof, hz_before);
+	prof_disable(&dosprof);
+}
+
+static struct prof_engine dosprof = {
+	.name = "dosprof", .sample = dp_sample, .spawn = dp_spawn, .exit = dp_exit,
+};
+
+/* /dev/dosproftest (boot option prof.test): what no caller can do, for the
+ * tests: "preset PID VALUE" sets every counter of the session to VALUE
+ * (to watch them saturate), "corrupt PID" breaks its check word. */
+static int dpt_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	(void)id, (void)f, (void)buf, (void)n, (void)off;
+	return 0;
+}
+
+static int dpt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+{
+	struct ctlmsg m;
+	uint32_t pid, v = 0;
+	struct dpsess *s = NULL;
+	int r;
+	(void)id, (void)f, (void)off;
+
+	if ((r = ctl_parse(buf, n, 64, &m)) < 0)
+		return r;
+	if (!(ctl_cmd(&m, "corrupt", 1) || (ctl_cmd(&m, "preset", 2) && ctl_uint(&m, 2, &v))) ||
+	    !ctl_uint(&m, 1, &pid))
+		return -EINVAL;
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		if (dp_sess[i].used && dp_sess[i].pid == (int)pid)
+			s = &dp_sess[i];
+	if (!s)
+		return -ESRCH;
+	if (ctl_is(&m, 0, "corrupt")) {
+		s->magic = 0;
+		return n;
+	}
+	r = splhi();
+	s->idle = s->kern = s->unknown = v;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		s->count[i] = v;
+	for (uint32_t i = 0; i < s->ncnts; i++)
+		s->cnts[i] = v;
+	splx(r);
+	return n;
+}
+
+enum { Qdosproftest };
+static const struct dirtab dpt_tab[] = { { "dosproftest", Qdosproftest, false } };
+static const struct dev dpt_dev = {
+	"dosproftest", dpt_tab, NELEM(dpt_tab), NULL, NULL, dpt_read, dpt_write, NULL,
+};
+
+void dosprof_init(bool test)
+{
+	for (int i = 0; i < PRF_MAXSESSIONS; i++)
+		dp_sess[i].bit = 1u << i;
+	prof_register(&dosprof);
+	if (test)
+		devfs_register(&dpt_dev);
+}
