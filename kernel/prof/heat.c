@@ -191,8 +191,8 @@ static void heat_exit(struct proc *p)
 	if (p == traced && heat.tracing)
 		heat_stop(p->killed ? "stopped: the process was killed" :
 			  "stopped: the process exited");
-	if (heat.parent == p->pid)
-		heat.parent = 0;
+	if (heat.parent == p->pid)      /* armed, and the parent is gone */
+		heat_stop("stopped");   /* the engine off: it would hold the rate */
 }
 
 static struct prof_engine engine = {
