@@ -34,6 +34,12 @@ uint32_t arch_pit_set_hz(uint32_t hz);
 uint32_t arch_pit_divisor(uint32_t hz);
 /* Starts channel 0's count again: the next tick is one period from now. */
 void arch_pit_restart(void);
+/* Jitters each tick within +-k/2 PIT clocks of its place on the strict
+ * period, so the divisor varies within +-k and the mean rate is unchanged;
+ * 0 turns it off. k is capped at half the divisor; returns the k in force.
+ * arch_pit_tick() (machdep.h) must then run on every tick. */
+uint32_t arch_pit_jitter(uint32_t k);
+extern uint32_t pit_jitter_late;        /* jittered ticks whose place had passed */
 
 /* 16550 UARTs: port 0 is COM1 (the console), port 1 is COM2 (raw export) */
 void arch_uart_init(void);
@@ -69,6 +75,9 @@ void arch_context_init(struct context *ctx);
 /* the debug trap and single-stepping, for the per-instruction profiler */
 void arch_single_step(struct trapframe *tf, bool on);
 bool arch_trap_is_step(const struct trapframe *tf);    /* a #DB from the trap flag */
+/* the length of the instruction at b[0..n) (0: cut short or unknown) and
+ * whether it is a call (near or far, direct or indirect) */
+uint32_t arch_insn_decode(const uint8_t *b, uint32_t n, bool *is_call);
 
 /* Frame-pointer stack walks. They store at most max return addresses in
  * pcs and return how many; a null, misaligned, cyclic or unmapped frame

@@ -195,6 +195,7 @@ void clock_intr(struct trapframe *tf)
 	uint64_t now;
 
 	arch_clock_eoi();       /* before this tick may switch processes */
+	arch_pit_tick();        /* the jittered PIT's next count, if on */
 	prof_clock_tick(tf, p, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;

@@ -23,6 +23,7 @@ static const struct numkey numkeys[] = {
 	{ "hz", PIT_MIN_HZ, PIT_MAX_HZ, offsetof(struct bootcfg, hz) },
 	{ "quantum", 1, QUANTUM_MAX, offsetof(struct bootcfg, quantum) },
 	{ "kprof.res", 0, KPROF_RES_MAX, offsetof(struct bootcfg, kprof_res) },
+	{ "pit.jitter", 0, 65535, offsetof(struct bootcfg, pit_jitter) },
 };
 
 /* bare words, or word=on|off|1|0 */

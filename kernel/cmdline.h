@@ -11,6 +11,7 @@ struct bootcfg {
 	uint32_t hz;            /* requested PIT rate */
 	uint32_t quantum;       /* scheduler time slice, ms */
 	uint32_t kprof_res;     /* log2 bytes of text per kpdata bin */
+	uint32_t pit_jitter;    /* PIT clocks each tick may move (arch_pit_jitter) */
 	bool ktest;             /* run the in-kernel unit tests and power off */
 	bool pitcheck;          /* measure the PIT rate against the TSC and power off */
 	bool prof_test;         /* the test engines and /dev/proftest */

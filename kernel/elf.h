@@ -60,6 +60,7 @@ int elf_section(const struct elf_image *im, uint32_t i, struct secthdr *sh);
 int elf_find_section(const struct elf_image *im, uint32_t type, struct secthdr *sh);
 /* Copies the descriptor of the first note with this owner and type into
  * desc (at most max bytes); its full size, or -ENOENT. */
+#define NT_GNU_BUILD_ID 3      /* the note type of a GNU build-id (owner "GNU") */
 int elf_find_note(const struct elf_image *im, const char *owner, uint32_t type,
 		  void *desc, uint32_t max);
 /* symbol i of the symbol table sh (from elf_find_section), with its name

@@ -76,6 +76,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 	if (cfg.ktest)
 		ktest_run();
 	clock_init(cfg.hz, cfg.quantum);
+	if (cfg.pit_jitter)
+		kprintf("pit: jitter +-%u PIT clocks per tick\n", arch_pit_jitter(cfg.pit_jitter));
 	mhz = clock_hz_mhz();
 	kprintf("pit: %u Hz requested, divisor %u, %u.%03u Hz achieved; quantum %u ms; tsc %u kHz\n",
 		cfg.hz, arch_pit_divisor(cfg.hz), mhz / 1000, mhz % 1000, cfg.quantum, arch_tsc_khz());

@@ -4,13 +4,13 @@
 
 USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 	hog usertests tickcost put calls hotcold profiltest \
-	flood sysfuzz
+	flood sysfuzz heat heattest accwork
 # OS/2's DosProfile: the driver, its workload and its tests
 USER_PROGS += dosprof dpwork dptest
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).
-USER_PG := calls hotcold kwork profiltest tickcost
+USER_PG := calls hotcold kwork profiltest tickcost accwork
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c gmon.c mcount.S

@@ -185,6 +185,8 @@ void prof_init(const struct bootcfg *cfg)
 	example_init(cfg->prof_example);
 	profil_init();
 	dosprof_init(cfg->prof_test);
+	heat_init();
+	usample_init();
 	if (cfg->prof_test)
 		testeng_init();
 }

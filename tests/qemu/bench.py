@@ -51,6 +51,91 @@ def runs(log):
             re.findall(r"^tickcost: rounds \d+ cycles (\d+) ticks (\d+) lost (\d+)", log, re.M)]
 
 
+def accuracy_row(name, heat, samples, prog="accwork"):
+    """kprof accuracy of samples against heat (bytes), as a bench row"""
+    kprof = os.path.join(TOP, "build", "kprof")
+    elf = os.path.join(TOP, "build", "user", "bin", prog)
+    with tempfile.TemporaryDirectory() as d:
+        hp, sp = os.path.join(d, "heat"), os.path.join(d, "samples")
+        open(hp, "wb").write(heat)
+        open(sp, "wb").write(samples)
+        out = subprocess.run([kprof, "accuracy", elf, hp, sp], capture_output=True, text=True).stdout
+    m = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+|inf)$", out, re.M)
+    if not m:
+        sys.exit("bench: kprof accuracy gave no summary:\n" + out)
+    n, tvd, floor, ratio = m.groups()
+    return ("accuracy: %s" % name, "N %s, TVD %s, floor %s, ratio %s" % (n, tvd, floor, ratio),
+            "exact (icount); goal: ratio <= 2 (the lock-step row without jitter shows the problem)")
+
+
+def accuracy_boot(cmdline):
+    """One guest: the accwork loops traced by heat, then sampled by usample
+    and by profil(2) (accwork.pg); returns the 8 exports in order: heat and
+    samples for usample's mix and lock, then for profil's. profil's gmon
+    file is named by pid, so the runs are typed one by one and the name is
+    read back with ls (the shell has no wildcards)."""
+    from qemu import Machine
+    with tempfile.TemporaryDirectory() as d:
+        m = Machine(cmdline, True, 1800, com2=os.path.join(d, "com2.tar")).start()
+        try:
+            m.wait_prompt()
+            runs_ = (("mix", "300", "3000000"), ("lock", "200 2", "5000 2"))
+            for what, traced, sampled in runs_:
+                m.run("accwork %s %s /dev/heatctl" % (what, traced), timeout=600)
+                m.run("export /dev/heat")
+                m.run("accwork %s %s /dev/usamplectl" % (what, sampled), timeout=600)
+                m.run("export /dev/usample")
+            for what, traced, sampled in runs_:
+                m.run("accwork.pg %s %s /dev/heatctl" % (what, traced), timeout=600)
+                m.run("export /dev/heat")
+                for g in re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M):
+                    m.run("rm /tmp/prof/" + g)
+                m.run("accwork.pg %s %s" % (what, sampled), timeout=600)
+                g = re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M)
+                if len(g) != 1:
+                    sys.exit("bench: gmon files after accwork.pg %s: %s" % (what, g))
+                m.run("export /tmp/prof/" + g[0])
+            m.halt()
+            ar = m.archives()
+        finally:
+            m.close()
+    if len(ar) != 8:
+        sys.exit("bench: expected 8 exports from the accuracy boot, got %d" % len(ar))
+    return ar
+
+
+def heat_rows():
+    """The heat engine's cost per traced instruction, the jittered clock's
+    cost per tick, and the accuracy rows of the samplers against heat."""
+    rows = []
+    progress("heat 1/3 guest: tickcost plain and traced by heat; tickcost with pit.jitter")
+    r = runs(boot(["tickcost 20", "heat tickcost 20"]))
+    if len(r) != 2:
+        sys.exit("bench: expected 2 tickcost lines for heat, got %d" % len(r))
+    rows.append(("heat: guest instructions per traced instruction", "%.0f" % (r[1][0] / r[0][0]),
+                 "exact; goal <= 150; cycles of a traced loop / the same untraced"))
+    plain = runs(boot(["tickcost %d" % ROUNDS], cmdline="hz=10000"))
+    jit = runs(boot(["tickcost %d" % ROUNDS], cmdline="hz=10000 pit.jitter=59"))
+    if len(plain) != 1 or len(jit) != 1:
+        sys.exit("bench: expected one tickcost line per jitter boot")
+    rows.append(("pit.jitter: marginal instructions per tick",
+                 "%.0f" % ((jit[0][0] - plain[0][0]) / jit[0][1]),
+                 "exact; (cycles jittered - plain) / ticks at 10 kHz; hz in kpinfo is unchanged"))
+    for jitter in (0, 596):
+        progress("heat %d/3 guest: accuracy workloads at 1000 Hz, pit.jitter=%d"
+                 % (2 + (jitter > 0), jitter))
+        ar = accuracy_boot("hz=1000 pit.jitter=%d" % jitter)
+        j = ", PIT jittered +-%d" % jitter if jitter else ""
+        for k, what in ((0, "mix"), (2, "lock (lock-step)")):
+            rows.append(accuracy_row("usample vs heat, accwork %s%s" % (what, j), ar[k]["dev/heat"],
+                                     ar[k + 1]["dev/usample"]))
+        for k, what in ((4, "mix"), (6, "lock (lock-step)")):
+            gmon = [v for n, v in ar[k + 1].items() if "gmon." in n]
+            rows.append(accuracy_row("profil vs heat, accwork.pg %s%s" % (what, j), ar[k]["dev/heat"],
+                                     gmon[0], prog="accwork.pg"))
+    return rows
+
+
 def profil_rows():
     """profil(2) and mcount: tickcost.pg differs from tickcost only by
     profil's sampling in its loop (work() is not instrumented) and by one
@@ -162,8 +247,7 @@ def main():
                     "%.1f" % ((con - coff) / ton),
                     "exact; the no-op engine alone is the baseline: this is the fan-out's cost and devkprof's"))
     rows += profil_rows()
-    rows.append(("accuracy: total variation distance vs exact counts", "n/a",
-                 "needs the per-instruction heat engine (a later issue)"))
+    rows += heat_rows()
 
     rows += dosprof_rows()
 

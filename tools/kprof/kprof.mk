@@ -18,12 +18,13 @@ KPROF_OBJ  := $(BUILD)/tools/kprof
 # every rd_*.c is a reader and every wr_*.c a writer (listed in pipeline.c)
 KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
-KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm gmon dosprof $(KPROF_READERS) $(KPROF_WRITERS)
+KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm gmon dosprof $(KPROF_READERS) $(KPROF_WRITERS) \
+	heat accuracy
 KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
-KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone)
+KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone) -lm
 KPROF_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -MD -MP -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
 KPROF_SAN    := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

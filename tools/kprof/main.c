@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kprof.h"
+#include "heat.h"
 
 #define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] [--elf PROG.elf]... " \
 	      "[--format readprofile -o DIR] ELF DUMP"
@@ -150,6 +151,11 @@ int main(int argc, char **argv)
 		return gmon_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "dosprof") == 0)
 		return dosprof_main(argc - 1, argv + 1);
+	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
+	if (argc > 1 && strcmp(argv[1], "heat") == 0)
+		return heat_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "accuracy") == 0)
+		return accuracy_main(argc - 1, argv + 1);
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
 	/* the ELFs first: a wrong kernel is the likelier mistake */

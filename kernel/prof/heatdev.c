@@ -1,0 +1,142 @@
+/* The heat engine's files (formats in include/abi/heat.h):
+ *   /dev/heatctl   pid N | child | stop | clear | limit N
+ *   /dev/heat      the dump: a PROF line per instruction that ran
+ *   /dev/heatinfo  state and memory use, "key value" lines */
+#include "abi/errno.h"
+#include "abi/heat.h"
+#include "arch.h"
+#include "ctl.h"
+#include "dev.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/heat.h"
+
+static void dump_line(uint32_t va, const struct heat_rec *r, void *arg)
+{
+	struct textbuf *t = arg;
+	uint64_t dur = r->raw - (uint64_t)r->count * heat_overhead();
+
+	if (r->raw < (uint64_t)r->count * heat_overhead())
+		dur = 0;
+	text_add(t, "%s 0x%08X %u %llu%s%s%s\n", HEAT_TAG, va, r->count, (unsigned long long)dur,
+		 r->flags & HEAT_F_CALLED ? " " HEAT_CALLED : "",
+		 r->flags & HEAT_F_ENTER ? " " HEAT_BLOCK_ENTER : "",
+		 r->flags & HEAT_F_EXIT ? " " HEAT_BLOCK_EXIT : "");
+}
+
+/* The dump is the table as the walk finds it. A reader preempted during
+ * the walk lets a still-traced process run between two lines, so a dump
+ * taken while tracing is not one instant: stop first for that. */
+static int heat_open_dump(struct file *f)
+{
+	struct textbuf t;
+
+	if (!text_begin(&t))
+		return -ENOMEM;
+	heattab_walk(dump_line, &t);
+	return text_finish(&t, f);
+}
+
+static int heat_open_info(struct file *f)
+{
+	struct textbuf t;
+	uint32_t pages = heattab_dirpages() + heattab_recpages();
+
+	if (!text_begin(&t))
+		return -ENOMEM;
+	text_add(&t, "%s %s\n", HEATINFO_STATE, heat.tracing ? "tracing" : heat.parent ? "armed" :
+		 heat.why[0] ? heat.why : "off");
+	text_add(&t, "%s %d\n", HEATINFO_PID, heat.pid);
+	text_add(&t, "%s %s\n", HEATINFO_NAME, heat.name[0] ? heat.name : "none");
+	text_add(&t, "%s %llu\n", HEATINFO_STEPS, (unsigned long long)heat.steps);
+	text_add(&t, "%s %u\n", HEATINFO_ADDRS, heat.addrs);
+	text_add(&t, "%s %llu\n", HEATINFO_OUTSIDE, (unsigned long long)heat.outside);
+	text_add(&t, "%s %u\n", HEATINFO_PAGES, pages);
+	text_add(&t, "%s %u\n", HEATINFO_RECPAGES, heattab_recpages());
+	text_add(&t, "%s %u\n", HEATINFO_BYTES, pages * 4096);
+	text_add(&t, "%s %u\n", HEATINFO_LIMIT, heattab_limit);
+	text_add(&t, "%s %llu\n", HEATINFO_OVERHEAD, (unsigned long long)heat_overhead());
+	text_add(&t, "%s %u\n", HEATINFO_TSC_KHZ, arch_tsc_khz());
+	text_add(&t, "%s %s\n", HEATINFO_BUILD_ID, heat.build_id[0] ? heat.build_id : "none");
+	return text_finish(&t, f);
+}
+
+static int heatctl(const char *buf, uint32_t n)
+{
+	struct ctlmsg m;
+	uint32_t v;
+	int r;
+
+	if ((r = ctl_parse(buf, n, HEATCTL_MAXLEN, &m)) < 0)
+		return r;
+	if (ctl_cmd(&m, HEATCTL_PID, 1) && ctl_uint(&m, 1, &v))
+		return v > 0 && v < 0x7FFFFFFF ? heat_trace_pid((int)v) : -ESRCH;
+	if (ctl_cmd(&m, HEATCTL_CHILD, 0))
+		return heat_trace_child(curproc()->pid);
+	if (ctl_cmd(&m, HEATCTL_STOP, 0)) {
+		heat_stop("stopped by heatctl");
+		return 0;
+	}
+	if (ctl_cmd(&m, HEATCTL_CLEAR, 0)) {
+		heat_clear();
+		return 0;
+	}
+	if (ctl_cmd(&m, HEATCTL_LIMIT, 1) && ctl_uint(&m, 1, &v)) {
+		heattab_limit = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+enum { Qheatctl, Qheat, Qheatinfo };
+
+static const struct dirtab tab[] = {
+	{ "heatctl", Qheatctl, false },
+	{ "heat", Qheat, false },
+	{ "heatinfo", Qheatinfo, false },
+};
+
+static int hopen(int id, struct file *f)
+{
+	switch (id) {
+	case Qheat: return heat_open_dump(f);
+	case Qheatinfo: return heat_open_info(f);
+	default: return 0;
+	}
+}
+
+static void hclose(int id, struct file *f)
+{
+	if (id != Qheatctl)
+		snap_close(f);
+}
+
+static int hread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	return id == Qheatctl ? 0 : snap_read(f, buf, n, off);
+}
+
+static int hwrite(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+{
+	int r;
+	(void)f, (void)off;
+
+	if (id != Qheatctl)
+		return -EPERM;
+	r = heatctl(buf, n);
+	return r < 0 ? r : (int)n;
+}
+
+static uint32_t hsize(int id, struct file *f)
+{
+	return id != Qheatctl && f ? snap_size(f) : 0;
+}
+
+static const struct dev heatdev = {
+	"heat", tab, NELEM(tab), hopen, hclose, hread, hwrite, hsize,
+};
+
+void heatdev_init(void)
+{
+	devfs_register(&heatdev);
+}

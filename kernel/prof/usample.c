@@ -1,0 +1,161 @@
+/* usample: a plain clock-tick sampler of one user process's PCs, kept as
+ * "address count" text for the host tool's accuracy check against the
+ * heat engine. It is independent of heat: it sees only the clock's
+ * samples, never a single step.
+ *   /dev/usamplectl  child (sample the writer's next child) | pid N | stop
+ *   /dev/usample     one "0x%08x count" line per PC sampled, then
+ *                    "# samples N dropped N" */
+#include "abi/errno.h"
+#include "ctl.h"
+#include "dev.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
+#include "prof/prof.h"
+
+#define NSLOT 4096              /* distinct PCs kept; more are dropped */
+#define PROBES 16
+
+static struct { uint32_t pc, count; } slot[NSLOT];
+static uint32_t nsamples, dropped, lost;
+static struct proc *target;
+static int parent;              /* sample this pid's next child */
+static struct prof_engine engine;
+
+static void ARCH_FASTCALL us_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	uint32_t h = (pc * 2654435761u) >> 20;
+
+	if (p != target || !prof_user(flags))
+		return;
+	nsamples += prof_weight(flags);
+	for (int i = 0; i < PROBES; i++, h = (h + 1) % NSLOT) {
+		if (slot[h].count == 0)
+			slot[h].pc = pc;
+		if (slot[h].pc == pc) {
+			prof_add_sat(&slot[h].count, prof_weight(flags), &lost);
+			return;
+		}
+	}
+	dropped += prof_weight(flags);
+}
+
+static void clear(void)
+{
+	prof_disable(&engine);
+	target = NULL;
+	parent = 0;
+	memset(slot, 0, sizeof slot);
+	nsamples = dropped = lost = 0;
+}
+
+static void us_spawn(struct proc *p, const struct elf_image *img)
+{
+	(void)img;
+	if (parent && p->ppid == parent) {
+		parent = 0;
+		target = p;
+		prof_enable(&engine);
+	}
+}
+
+static void us_exit(struct proc *p)
+{
+	if (p == target) {
+		prof_disable(&engine);
+		target = NULL;
+	}
+	if (p->pid == parent)
+		parent = 0;
+}
+
+static struct prof_engine engine = {
+	.name = "usample", .sample = us_sample, .spawn = us_spawn, .exit = us_exit,
+};
+
+static int ctl(const char *buf, uint32_t n)
+{
+	struct ctlmsg m;
+	uint32_t v;
+	int r;
+
+	if ((r = ctl_parse(buf, n, 32, &m)) < 0)
+		return r;
+	if (ctl_cmd(&m, "child", 0)) {
+		clear();
+		parent = curproc()->pid;
+		return 0;
+	}
+	if (ctl_cmd(&m, "pid", 1) && ctl_uint(&m, 1, &v)) {
+		clear();
+		for (int i = 0; i < NPROC; i++)
+			if (procs[i].pid == (int)v && procs[i].state != P_UNUSED &&
+			    procs[i].state != P_ZOMBIE && v)
+				target = &procs[i];
+		if (!target)
+			return -ESRCH;
+		prof_enable(&engine);
+		return 0;
+	}
+	if (ctl_cmd(&m, "stop", 0)) {
+		prof_disable(&engine);
+		target = NULL;
+		parent = 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+enum { Qctl, Qdata };
+static const struct dirtab tab[] = { { "usamplectl", Qctl, false }, { "usample", Qdata, false } };
+
+static int us_open(int id, struct file *f)
+{
+	struct textbuf t;
+
+	if (id == Qctl)
+		return 0;
+	if (!text_begin(&t))
+		return -ENOMEM;
+	for (int i = 0; i < NSLOT; i++)
+		if (slot[i].count)
+			text_add(&t, "0x%08x %u\n", slot[i].pc, slot[i].count);
+	text_add(&t, "# samples %u dropped %u\n", nsamples, dropped + lost);
+	return text_finish(&t, f);
+}
+
+static void us_close(int id, struct file *f)
+{
+	if (id != Qctl)
+		snap_close(f);
+}
+
+static int us_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	return id == Qctl ? 0 : snap_read(f, buf, n, off);
+}
+
+static int us_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+{
+	int r;
+	(void)f, (void)off;
+	if (id != Qctl)
+		return -EPERM;
+	r = ctl(buf, n);
+	return r < 0 ? r : (int)n;
+}
+
+static uint32_t us_size(int id, struct file *f)
+{
+	return id != Qctl && f ? snap_size(f) : 0;
+}
+
+static const struct dev usampledev = {
+	"usample", tab, NELEM(tab), us_open, us_close, us_read, us_write, us_size,
+};
+
+void usample_init(void)
+{
+	prof_register(&engine);
+	devfs_register(&usampledev);
+}
