@@ -39,7 +39,7 @@ static void hooks_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct rec *r = &recs[p - procs];
 	uint8_t id[20];
-	int n = elf_find_note(img, "GNU", 3 /* NT_GNU_BUILD_ID */, id, sizeof id);
+	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
 	struct secthdr symtab;
 	struct elfsym sym;
 	char name[8];
