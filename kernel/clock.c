@@ -42,6 +42,26 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > ~0ull - b ? ~0ull : a + b;
 }
 
+/* The fast path's bound. A jittered PIT sets it to 0, so that every tick
+ * takes merged_slow(), which gives the PIT its next count: the plain
+ * clock pays nothing for the jitter's being possible. */
+static void set_two_ticks(void)
+{
+	two_ticks = arch_pit_jittering() ? 0 : (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
+}
+
+/* Jitters the PIT by +-k/2 clocks a tick (0: off); returns the k in force. */
+uint32_t clock_set_jitter(uint32_t k)
+{
+	uint32_t s = splhi();
+
+	k = arch_pit_jitter(k);
+	set_two_ticks();
+	last_edge = 0;
+	splx(s);
+	return k;
+}
+
 /* Changes the rate. Time so far is folded into base_us, and pending sleep
  * deadlines are rescaled, so uptime and sleep(ms) stay in milliseconds. */
 uint32_t clock_set_hz(uint32_t hz)
@@ -55,7 +75,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	hz_mhz = arch_pit_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
-	two_ticks = (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
+	set_two_ticks();
 	last_edge = 0;
 	if (old && old != hz_mhz) {
 		next_wake = ~0ull;
@@ -158,6 +178,7 @@ __attribute__((noinline)) static uint32_t merged_slow(uint64_t now)
 {
 	uint64_t n;
 
+	arch_pit_tick();        /* the jittered PIT's next count, if on */
 	if (!last_edge || !tick_cycles || now - last_edge < 2 * tick_cycles) {
 		last_edge = now;        /* resynchronise on a tick that came on time */
 		return 0;
@@ -195,7 +216,6 @@ void clock_intr(struct trapframe *tf)
 	uint64_t now;
 
 	arch_clock_eoi();       /* before this tick may switch processes */
-	arch_pit_tick();        /* the jittered PIT's next count, if on */
 	prof_clock_tick(tf, p, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;
