@@ -14,7 +14,6 @@
 #define PAGE(f) ((uint32_t)(f) & ~(PGSIZE - 1))
 #define BAD_KPTR ((void *)0x00100000)           /* kernel memory */
 #define BAD_UPTR ((void *)(USER_BASE + 0x20000000))    /* unmapped user memory */
-#define NELEM_U(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN_U(a, b) ((a) < (b) ? (a) : (b))
 
 static int fails;
@@ -139,7 +138,7 @@ static void t_codes(void)
 		PRFSLOT out[] = { { 0x1000, 0x1000, 0 }, { USER_TOP - 0x1000, 0x2000, 0 },
 				  { 0xFFFFF000, 0x2000, 0 }, { a, 0, 0 } };
 		EQ(init(me, PRF_PROCESS_ST, over, 2, 0), ERROR_INVALID_PARAMETER);
-		for (unsigned i = 0; i < NELEM_U(out); i++)
+		for (unsigned i = 0; i < NELEM(out); i++)
 			EQ(init(me, PRF_PROCESS_ST, &out[i], 1, 0), ERROR_INVALID_PARAMETER);
 		out[0].sl_vaddr = 0x200000;     /* a kernel slot outside the kernel */
 		out[0].sl_size = 0x40000000;

@@ -22,7 +22,6 @@
 #define CLI_MAX 1000000
 #define KILL_SELF 16            /* one kill of itself in this many ends a batch */
 #define EXIT_NOMEM 3            /* a batch's status: no memory to start */
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- randomness: xorshift32, so a seed replays ---- */
 static uint32_t rng;

@@ -68,4 +68,7 @@ unsigned sysstat_hz_milli(void);                       /* hz * 1000, e.g. 100015
 unsigned ms_to_ticks(unsigned ms);                     /* at the achieved PIT rate */
 int sysstat_proc(int pid, unsigned *uticks, unsigned *kticks);  /* a proc line; -1 if none */
 
+/* the number of elements of an array */
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
 #endif
