@@ -8,6 +8,8 @@
  *   profiltest.pg sbrk N    gives the heap (and the profil buffer in it)
  *                           back, then runs N loops in user mode and N in
  *                           the kernel: the kernel must lose those samples
+ *   profiltest.pg fill V N  sets every bin to V, then runs N loops: with V
+ *                           65535 every sample of the loop is lost
  * Each check prints "profiltest: NAME: ok" or "... FAIL (why)". */
 #include "ulib.h"
 #include "string.h"
@@ -69,7 +71,7 @@ __attribute__((noipa)) static void unseen(unsigned n)
 
 int main(int argc, char **argv)
 {
-	unsigned n;
+	unsigned n, v;
 
 	if (argc == 2 && strcmp(argv[1], "eperm") == 0) {
 		expect("eperm", EPERM, buf, SMALL, 1024, GMON_SCALE_ONE, -1);
@@ -97,13 +99,26 @@ int main(int argc, char **argv)
 			;
 		kwork(KWORK_LOOP, n);
 		printf("profiltest: sbrk: ok\n");
+	} else if (argc == 4 && strcmp(argv[1], "fill") == 0 && parse_uint(argv[2], &v) == 0 &&
+		   v <= GMON_BIN_MAX && parse_uint(argv[3], &n) == 0) {
+		unsigned nb;
+		uint16_t *b = monbins(&nb);
+		if (!b) {
+			printf("profiltest: fill: FAIL (no bins)\n");
+			return 1;
+		}
+		for (unsigned i = 0; i < nb; i++)
+			b[i] = v;
+		for (volatile unsigned i = 0; i < n; i++)
+			;
+		printf("profiltest: fill: ok\n");
 	} else if (argc == 3 && strcmp(argv[1], "off") == 0 && parse_uint(argv[2], &n) == 0) {
 		moncontrol(0);
 		unseen(n);
 		moncontrol(1);
 		printf("profiltest: off: ok\n");
 	} else {
-		fprintf(2, "usage: profiltest eperm|errors|dir PATH|arcs|off N|sbrk N\n");
+		fprintf(2, "usage: profiltest eperm|errors|dir PATH|arcs|off N|sbrk N|fill V N\n");
 		return 2;
 	}
 	return failed;

@@ -29,9 +29,9 @@
 struct pstate {
 	/* what the sample reads, first */
 	uint32_t offset, span;  /* PCs in [offset, offset + span) have a bin */
-	uint32_t scale;
+	uint32_t mul;           /* scale << 15: see bin_index() */
 	uint16_t *bins;         /* the user address of bin 0 */
-	uint32_t lost;          /* samples that found their bin full */
+	uint32_t lost;          /* samples that found their bin full or unmapped */
 	/* the rest is the system call's and exit's */
 	bool linked;            /* the program has gcrt0's note */
 	bool set;               /* a buffer is set */
@@ -40,8 +40,10 @@ struct pstate {
 };
 
 /* A process's slot points at its state while it is sampled (a buffer set,
- * scale not 0) and is NULL otherwise, so the tick tests one pointer. */
+ * scale not 0) and at nobins otherwise, whose empty span every PC misses:
+ * the tick never tests for NULL. */
 static struct pstate states[NPROC];
+static struct pstate nobins;
 static uint32_t nprofiling;     /* processes with a buffer set */
 static struct prof_engine profil;
 
@@ -50,85 +52,72 @@ static void lose(struct pstate *s, uint32_t n)
 	s->lost = s->lost + n < s->lost ? 0xFFFFFFFFu : s->lost + n;
 }
 
-/* the bin of pc at d = pc - offset, both divisions rounding down */
-static inline uint32_t bin_index(uint32_t d, uint32_t scale)
+/* The bin of the PC at d = pc - offset: ((d / 2) * scale) / 65536, each
+ * division rounding down (toward offset). It is computed as the high half
+ * of (d rounded down to even) * (scale << 15), which is the same number:
+ * (2 * (d / 2)) * scale * 2^15 / 2^32 = (d / 2) * scale / 2^16. That is
+ * one 32x32-bit multiply, exact for every d and every scale up to 65536,
+ * whose shifted value still fits in 32 bits. */
+static inline uint32_t bin_index(uint32_t d, uint32_t mul)
 {
-	return (uint32_t)(((uint64_t)(d >> 1) * scale) >> 16);
+	return (uint32_t)(((uint64_t)(d & ~1u) * mul) >> 32);
 }
 
-/* the bin of pc, given d = pc - offset < span */
-static inline uint16_t *bin_of(const struct pstate *s, uint32_t d)
+static inline uint32_t mul_of(uint32_t scale)
 {
-	return s->bins + bin_index(d, s->scale);
+	return scale << 15;
 }
 
-/* a bin at its limit: it stays at GMON_BIN_MAX, the rest is lost */
-static __attribute__((noinline, cold)) void saturate(struct pstate *s, uint16_t *b, uint32_t v)
-{
-	lose(s, v - GMON_BIN_MAX);
-	*b = GMON_BIN_MAX;
-}
-
-static inline void add(struct pstate *s, uint16_t *b, uint32_t w)
-{
-	uint32_t v = *b + w;
-
-	if (__builtin_expect(v > GMON_BIN_MAX, 0))
-		saturate(s, b, v);
-	else
-		*b = (uint16_t)v;
-}
-
-/* A kernel-mode tick: the process may be inside sbrk, between unmapping
- * a page and lowering its break, so the bin is reached through the page
- * table, not the break (arch_unmap_user drops the mapping first). */
-static __attribute__((noinline)) void kernel_tick(struct proc *p, uint32_t w)
+/* A tick the fast path leaves: one in kernel mode, or one with merged
+ * ticks (weight above 1). A kernel-mode tick is charged to the user PC
+ * the process will return to. The process may be inside sbrk, between
+ * unmapping a page and lowering its break, so the bin is reached through
+ * the page table (arch_unmap_user drops the mapping first). */
+static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;
-	uint32_t d, pa;
-	uint16_t *b;
+	uint32_t d, pa, v, w = prof_weight(flags);
+	uint16_t *b, *k;
 
-	if (!p || !(s = p->prof->slot[profil.id]))
-		return;                 /* the idle loop, or a process not sampled */
-	if ((d = arch_frame_pc(p->tf) - s->offset) >= s->span)
-		return;
-	b = bin_of(s, d);
+	if (!p)
+		return;                 /* the idle loop */
+	if (!prof_user(flags))
+		pc = arch_frame_pc(p->tf);
+	s = p->prof->slot[profil.id];
+	if ((d = pc - s->offset) >= s->span)
+		return;                 /* not sampled, or a PC without a bin */
+	b = s->bins + bin_index(d, s->mul);
 	if (!(pa = arch_user_page(p->pgdir, ROUNDDOWN((uint32_t)b, PGSIZE)))) {
 		lose(s, w);
 		return;
 	}
-	add(s, (uint16_t *)(pa + (uint32_t)b % PGSIZE), w);
+	k = (uint16_t *)(pa + (uint32_t)b % PGSIZE);
+	if ((v = *k + w) > GMON_BIN_MAX) {
+		lose(s, v - GMON_BIN_MAX);      /* a bin stops at its limit */
+		v = GMON_BIN_MAX;
+	}
+	*k = (uint16_t)v;
 }
 
-static __attribute__((noinline, cold)) void lost_bin(struct pstate *s, uint32_t w)
-{
-	lose(s, w);
-}
-
-/* A user-mode tick: the process is not in the kernel, so its break is
- * what is mapped: every page below it, and the stack. A bin in heap the
- * program has given back since profil() is lost, not written. */
+/* The tick: a user-mode tick of weight 1, the usual case, adds 1 to its
+ * bin in the process's own buffer through the user address. The process
+ * is not in the kernel, so its mappings are what they will be: a bin on a
+ * page the program gave back to the kernel since profil() faults, and the
+ * fault counts the sample as lost instead (arch_user_inc16). */
 __attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
 static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;
-	uint32_t d, brk;
-	uint16_t *b;
+	uint32_t d;
 
-	if (!prof_user(flags)) {
-		kernel_tick(p, prof_weight(flags));
+	if (__builtin_expect(flags != 1, 0)) {
+		slow_tick(pc, p, flags);        /* kernel mode, or merged ticks */
 		return;
 	}
 	s = p->prof->slot[profil.id];
-	brk = p->brk;
-	if (!s || (d = pc - s->offset) >= s->span)
+	if ((d = pc - s->offset) >= s->span)
 		return;
-	/* gcrt0's scale, one bin per 2 bytes, needs no multiply */
-	b = s->scale == GMON_SCALE_ONE ? s->bins + (d >> 1) : bin_of(s, d);
-	if (__builtin_expect((uint32_t)b >= brk, 0) && (uint32_t)b < USER_TOP - USER_STACK_SIZE)
-		lost_bin(s, flags);     /* a user tick's flags are its weight */
-	else
-		add(s, b, flags);
+	arch_user_inc16(s->bins + bin_index(d, s->mul), &s->lost);
 }
 
 /* Only a program with gcrt0's note may call profil(); the others get EPERM. */
@@ -138,6 +127,7 @@ static void profil_spawn(struct proc *p, const struct elf_image *img)
 	uint8_t desc[4];
 
 	memset(s, 0, sizeof *s);
+	p->prof->slot[profil.id] = &nobins;
 	s->linked = elf_find_note(img, GMON_NOTE_OWNER, GMON_NOTE_TYPE, desc, sizeof desc) >= 0;
 }
 
@@ -214,8 +204,8 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 	}
 	x = splhi();
 	s->offset = offset;
-	s->scale = scale;
-	p->prof->slot[profil.id] = scale ? s : NULL;
+	s->mul = mul_of(scale);
+	p->prof->slot[profil.id] = scale ? s : &nobins;
 	splx(x);
 	return 0;
 }
@@ -273,7 +263,7 @@ static void profil_exit(struct proc *p)
 	if (!s->set)
 		return;
 	x = splhi();
-	p->prof->slot[profil.id] = NULL;
+	p->prof->slot[profil.id] = &nobins;
 	splx(x);
 	if (--nprofiling == 0)
 		prof_disable(&profil);
@@ -300,28 +290,45 @@ static void profil_exit(struct proc *p)
 	s->set = false;
 }
 
+/* the formula as written, in 64 bits, for the test below */
+static uint32_t bin_formula(uint32_t d, uint32_t scale)
+{
+	return (uint32_t)(((uint64_t)(d / 2) * scale) / 65536);
+}
+
 /* In-kernel test of the bin arithmetic: the formula's rounding on the
- * README's examples, and that span_of() gives every PC below the span a
- * bin (the last PC the last bin) and none at the span, for any scale:
- * the tick writes wherever bin_index() points. */
+ * README's examples; that the tick's multiply gives the formula's bin for
+ * PCs across the whole range, odd and even, and every scale; and that
+ * span_of() gives every PC below the span a bin (the last PC the last
+ * bin) and none at the span: the tick writes wherever bin_index() points. */
 void ktest_profil_bins(void)
 {
 	static const uint32_t nbins[] = { 1, 2, 3, 1000, 32767, 65535, 1u << 20, 1u << 30 };
 	static const uint32_t scales[] = { 1, 2, 3, 100, 16384, 32768, 65535, GMON_SCALE_ONE };
+	static const uint32_t ds[] = { 0, 1, 2, 3, 65535, 65536, 65537, 131071, 131072,
+				       0x12345677, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF };
 
-	CHECK(bin_index(0, 65536) == 0 && bin_index(1, 65536) == 0 && bin_index(2, 65536) == 1);
-	CHECK(bin_index(3, 32768) == 0 && bin_index(4, 32768) == 1);
-	CHECK(bin_index(7, 16384) == 0 && bin_index(8, 16384) == 1);
-	CHECK(bin_index(0xFFFFFFFFu, 1) == 0x7FFF);
+	CHECK(bin_index(0, mul_of(65536)) == 0 && bin_index(1, mul_of(65536)) == 0 &&
+	      bin_index(2, mul_of(65536)) == 1);
+	CHECK(bin_index(3, mul_of(32768)) == 0 && bin_index(4, mul_of(32768)) == 1);
+	CHECK(bin_index(7, mul_of(16384)) == 0 && bin_index(8, mul_of(16384)) == 1);
+	CHECK(bin_index(0xFFFFFFFFu, mul_of(1)) == 0x7FFF);
+	for (unsigned j = 0; j < NELEM(scales); j++) {
+		uint32_t m = mul_of(scales[j]);
+		for (unsigned i = 0; i < NELEM(ds); i++)
+			CHECK(bin_index(ds[i], m) == bin_formula(ds[i], scales[j]));
+		for (uint32_t d = 1, i = 0; i < 2000; i++, d = d * 1103515245u + 12345u)
+			CHECK(bin_index(d, m) == bin_formula(d, scales[j]));
+	}
 	for (unsigned i = 0; i < NELEM(nbins); i++)
 		for (unsigned j = 0; j < NELEM(scales); j++) {
-			uint32_t span = span_of(nbins[i], scales[j]);
-			CHECK(span > 0 && bin_index(span - 1, scales[j]) < nbins[i]);
+			uint32_t span = span_of(nbins[i], scales[j]), m = mul_of(scales[j]);
+			CHECK(span > 0 && bin_index(span - 1, m) < nbins[i]);
 			/* bins for more than 4 GiB of PCs: the span stops at the top */
 			if (span == 0xFFFFFFFFu)
 				continue;
-			CHECK(bin_index(span - 1, scales[j]) == nbins[i] - 1);
-			CHECK(bin_index(span, scales[j]) >= nbins[i]);
+			CHECK(bin_index(span - 1, m) == nbins[i] - 1);
+			CHECK(bin_index(span, m) >= nbins[i]);
 		}
 }
 

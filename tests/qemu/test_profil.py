@@ -303,6 +303,14 @@ def profil_limits(m):
             [r"^profiltest: sbrk: ok$", r"^profil: pid \d+ \(profiltest\.pg\): [1-9]\d* samples lost"])
     sb = gmon_files(m)
     sbhost = export(m, sorted(sb.values()))
+    # a full bin stays full and every sample after counts as lost: the same
+    # loop over bins set to 0 shows how many samples that is
+    m.run("rm " + " ".join(sb.values()))
+    m.check(m.run("profiltest.pg fill 0 1000000"), [r"^profiltest: fill: ok$"])
+    m.check(m.run("profiltest.pg fill 65535 1000000"),
+            [r"^profiltest: fill: ok$", r"^profil: pid \d+ \(profiltest\.pg\): [1-9]\d* samples lost"])
+    fl = gmon_files(m)
+    flhost = export(m, sorted(fl.values()))
     m.halt()
     written(m)
     got = {}
@@ -322,6 +330,12 @@ def profil_limits(m):
     h = header(path)[0]
     # 1M loops in each mode at 597 kHz: thousands of samples, none kept
     assert sum(bins(path)) == 0 and h["lost_bins"] > 1000, (sum(bins(path)), h)
+    (_, zero), (_, full) = sorted(fl.items())
+    n = sum(bins(flhost[zero]))
+    h = header(flhost[full])[0]
+    assert set(bins(flhost[full])) == {GMON["GMON_BIN_MAX"]}, "a full bin moved"
+    assert n > 1000 and abs(h["lost_bins"] - n) <= n // 20, \
+        "%d samples lost over full bins; %d counted over empty ones" % (h["lost_bins"], n)
 
 
 @test("profil_kprof_bad_gmon", timeout=60, qemu=False)

@@ -44,6 +44,7 @@ int kwork(int mode, unsigned n);
 int profil(void *buf, unsigned buflen, unsigned samplesize, unsigned long offset,
 	   unsigned scale, int dirfd);
 void moncontrol(int on);        /* gmon.c: stop (0) and restart profiling */
+uint16_t *monbins(unsigned *nbins);     /* gmon.c: the program's own bins, or NULL */
 /* gmon.c, for gcrt0.S and mcount.S only */
 void monstartup(void);
 __attribute__((regparm(2))) void _mcount_arc(uint32_t frompc, uint32_t selfpc);

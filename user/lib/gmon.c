@@ -64,6 +64,15 @@ void moncontrol(int on)
 	_gmon_arcs_on = on ? g.arcs : NULL;
 }
 
+/* The bins the clock adds to, one per 2 bytes of text from USER_BASE, for
+ * a program that looks at (or plays with) its own profile; NULL if
+ * profiling did not start. */
+uint16_t *monbins(unsigned *nbins)
+{
+	*nbins = g.buf ? g.samplesize / 2 : 0;
+	return g.buf ? (uint16_t *)(g.buf + sizeof(struct gmonhdr)) : NULL;
+}
+
 /* One call from frompc into the function at selfpc, when mcount.S did not
  * find it in its first slot. The table is a plain hash on the two PCs' low
  * bits (call sites are bytes apart, so they spread), probed linearly. */

@@ -38,6 +38,30 @@ static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 		: "+m"(*c), "+m"(*lost) : "r"(w) : "cc");
 }
 
+/* Adds 1 to a 16-bit counter at a user address b, from interrupt time,
+ * in the running process's address space. A counter at 0xFFFF stays
+ * there, and the sample is counted in *lost (which stops at 0xFFFFFFFF).
+ * So is a sample whose page is not mapped: the add faults, the page-fault
+ * handler finds it in the fixup table (.extable, trap.c) and goes on at
+ * the count, so the tick never walks the page table or checks the break.
+ * The usual case is one add and a branch not taken. */
+static inline void arch_user_inc16(uint16_t *b, uint32_t *lost)
+{
+	__asm__ volatile("1:\taddw $1, %0\n\t"
+		"jc 3f\n"
+		"2:\n\t"
+		".pushsection .text.unlikely\n"
+		"3:\tmovw $0xFFFF, %0\n"   /* full: it stays full */
+		"4:\taddl $1, %1\n\t"      /* lost, stopping at 0xFFFFFFFF */
+		"sbbl $0, %1\n\t"
+		"jmp 2b\n\t"
+		".popsection\n\t"
+		".pushsection .extable, \"a\"\n\t"
+		".long 1b, 4b\n\t"
+		".popsection"
+		: "+m"(*b), "+m"(*lost) : : "cc");
+}
+
 /* ends the clock's interrupt at the PIC, so the next tick can come */
 static inline void arch_clock_eoi(void)
 {

@@ -55,6 +55,26 @@ static void kernel_fault(struct trapframe *tf)
 	panic("trap %u (%s) in kernel", tf->trapno, trapname(tf->trapno));
 }
 
+/* A page fault in the kernel is a bug, unless the instruction is one that
+ * may touch an unmapped user page on purpose (arch_user_inc16): those are
+ * listed with where to go on instead, and the fault resumes there. */
+struct fixup {
+	uint32_t insn, resume;
+};
+extern const struct fixup _extable_start[], _extable_end[];
+
+static bool fixup(struct trapframe *tf)
+{
+	if (tf->trapno != T_PGFLT)
+		return false;
+	for (const struct fixup *f = _extable_start; f < _extable_end; f++)
+		if (f->insn == tf->eip) {
+			tf->eip = f->resume;
+			return true;
+		}
+	return false;
+}
+
 /* a trap from user mode: the process dies */
 static void user_fault(struct trapframe *tf)
 {
@@ -90,7 +110,7 @@ void trap(struct trapframe *tf)
 		/* a single step belongs to a profiler, if one is tracing */
 		if (tf->trapno != T_DEBUG || !prof_debug_trap(curproc(), tf))
 			user_fault(tf);
-	} else {
+	} else if (!fixup(tf)) {
 		kernel_fault(tf);
 	}
 	if (user)
