@@ -2,7 +2,9 @@
  * the exact heat. With a control file as the last argument (/dev/heatctl
  * or /dev/usamplectl) the program writes "pid <itself>" to it when the
  * measured part starts and "stop" when it ends, so both profiles cover the
- * same loops and nothing of the start, the calibration or the exit. Built
+ * same loops and nothing of the start, the calibration or the exit. CTL
+ * "dosprof" starts and stops instead the DosProfile session that
+ * `dosprof -c` set up on this process. Built
  * for profiling (accwork.pg), it keeps profil(2) off outside that part by
  * moncontrol, for the same reason.
  *   accwork mix ROUNDS [CTL]  six functions in a fixed ratio of instructions
@@ -15,10 +17,12 @@
  *                         phase of the round at every tick: strictly
  *                         periodic sampling puts every sample in one of
  *                         the two, whose true split is even. */
+#include <stdbool.h>
 #include "ulib.h"
 #include "stdio.h"
 #include "stdlib.h"
 #include "string.h"
+#include "abi/dosprof.h"
 
 __attribute__((noinline)) static unsigned mix_a(unsigned n)
 {
@@ -116,6 +120,22 @@ static void profiling(int on)
 		moncontrol(on);
 }
 
+/* START or STOP of this process's DosProfile session. The session is set
+ * up by the dosprof that spawned this process, which may not have done it
+ * yet: START waits for it (PRF_NOT_INITIALIZED), a second at most. */
+static void dosprof_ctl(bool start)
+{
+	unsigned r, tries = 0;
+
+	while ((r = DosProfile(start ? PRF_CM_START : PRF_CM_STOP, getpid(), NULL, NULL)) ==
+	       PRF_NOT_INITIALIZED && start && tries++ < 1000)
+		sleep(1);
+	if (r != NO_ERROR) {
+		fprintf(2, "accwork: DosProfile %s: %u\n", start ? "start" : "stop", r);
+		exit(1);
+	}
+}
+
 /* "pid <me>" or "stop" to the control file, if there is one */
 static void ctl(const char *what)
 {
@@ -124,6 +144,10 @@ static void ctl(const char *what)
 
 	if (!ctlfile)
 		return;
+	if (strcmp(ctlfile, "dosprof") == 0) {
+		dosprof_ctl(strcmp(what, "pid") == 0);
+		return;
+	}
 	n = strcmp(what, "pid") == 0 ? snprintf(msg, sizeof msg, "pid %d", getpid()) :
 		snprintf(msg, sizeof msg, "%s", what);
 	if ((fd = open(ctlfile, O_WRONLY)) < 0 || write(fd, msg, n) != n) {

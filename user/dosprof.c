@@ -6,6 +6,8 @@
  *   dosprof [options] CMD ARGS...   the command and what it spawns (MT)
  *   dosprof [options] -P PID -d MS  a running process, for MS milliseconds
  *   dosprof [options] -k CMD... | -k -d MS   the kernel
+ *   dosprof [options] -c CMD ARGS...  the command, which starts and stops
+ *                                   its own session (around what it measures)
  * options: -m count|hit|detail  -w (hit table wraps)  -z TIMVAL
  *          -b BUFSZ  -f N,N,... (flgbits)  -r ADDR:SIZE (repeatable)
  *          -p PROG (slots over /bin/PROG's text)  -n N (N slots per range)
@@ -36,7 +38,7 @@ struct target {
 
 static struct {
 	uint16_t mode;
-	bool wrap, kernel, st;
+	bool wrap, kernel, st, self;
 	uint16_t timval;
 	uint32_t bufsz;
 	uint8_t flg[255];
@@ -52,7 +54,7 @@ static void usage(void)
 {
 	fprintf(2, "usage: dosprof [-m count|hit|detail] [-w] [-z TIMVAL] [-b BUFSZ] [-f N,N,...]\n"
 		   "               [-r ADDR:SIZE]... [-p PROG] [-n N] [-s] [-t TOP]\n"
-		   "               (CMD ARGS... | -P PID -d MS | -k [-d MS | CMD ARGS...])\n");
+		   "               (CMD ARGS... | -c CMD ARGS... | -P PID -d MS | -k [-d MS | CMD ARGS...])\n");
 	exit(2);
 }
 
@@ -411,6 +413,7 @@ int main(int argc, char **argv)
 		if (strcmp(opt, "-w") == 0) { o.wrap = true; continue; }
 		if (strcmp(opt, "-k") == 0) { o.kernel = true; continue; }
 		if (strcmp(opt, "-s") == 0) { o.st = true; continue; }
+		if (strcmp(opt, "-c") == 0) { o.self = true; continue; }
 		if (i + 1 >= argc)
 			usage();
 		const char *v = argv[++i];
@@ -453,6 +456,8 @@ int main(int argc, char **argv)
 	}
 	if ((o.pid >= 0 || (o.kernel && i == argc)) ? (i != argc || !o.ms) : i == argc)
 		usage();
+	if (o.self && (o.kernel || o.pid >= 0))
+		usage();
 
 	/* the slots: the ranges given, or the text of the program */
 	if (o.kernel ? kernel_text(&mod) < 0 && !o.nr :
@@ -485,23 +490,44 @@ int main(int argc, char **argv)
 			    o.mode | (o.wrap ? PRF_WRAP : 0) | (o.nflg ? PRF_FLGBITS : 0),
 		.cm_flgbits = o.flg, .cm_nflgs = o.nflg,
 	};
-	call(PRF_CM_INIT, pid, &cmd, NULL, "init");
-	call(PRF_CM_START, pid, NULL, NULL, "start");
+	if (!o.self) {
+		call(PRF_CM_INIT, pid, &cmd, NULL, "init");
+		call(PRF_CM_START, pid, NULL, NULL, "start");
+	}
 	if (i < argc) {
 		/* the command is spawned by this process, so an MT session on
-		 * it follows the command; this process itself sleeps in wait */
+		 * it follows the command; this process itself sleeps in wait.
+		 * With -c the session is the command's own, set up but not
+		 * started: the command starts it (retrying while it gets
+		 * PRF_NOT_INITIALIZED, as it may run before this INIT) */
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s%s", argv[i][0] == '/' ? "" : "/bin/", argv[i]);
 		if ((child = spawn(path, argv + i, NULL)) < 0) {
 			fprintf(2, "dosprof: %s: %s\n", argv[i], strerror(errno));
-			DosProfile(PRF_CM_EXIT, pid, NULL, NULL);
+			if (!o.self)
+				DosProfile(PRF_CM_EXIT, pid, NULL, NULL);
 			return 1;
+		}
+		if (o.self) {
+			unsigned r;
+			pid = child;
+			if ((r = DosProfile(PRF_CM_INIT, pid, &cmd, NULL)) != NO_ERROR) {
+				fprintf(2, "dosprof: init: %u %s\n", r, codename(r));
+				kill(child);
+				wait(child, &status, 0);
+				return 1;
+			}
 		}
 		wait(child, &status, 0);
 	} else {
 		sleep(o.ms);
 	}
-	call(PRF_CM_STOP, pid, NULL, NULL, "stop");
+	if (o.self) {
+		unsigned r = DosProfile(PRF_CM_STOP, pid, NULL, NULL);
+		if (r != NO_ERROR && r != PRF_NOT_STARTED)
+			call(PRF_CM_STOP, pid, NULL, NULL, "stop");
+	} else
+		call(PRF_CM_STOP, pid, NULL, NULL, "stop");
 	if (child >= 0 && status)
 		fprintf(2, "dosprof: %s exited with status %d\n", argv[i], status);
 	return report(pid, &mod, nslots);

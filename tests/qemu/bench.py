@@ -69,9 +69,11 @@ def accuracy_row(name, heat, samples, prog="accwork"):
 
 
 def accuracy_boot(cmdline):
-    """One guest: the accwork loops traced by heat, then sampled by usample
-    and by profil(2) (accwork.pg); returns the 8 exports in order: heat and
-    samples for usample's mix and lock, then for profil's. profil's gmon
+    """One guest: the accwork loops traced by heat, then sampled by usample,
+    by profil(2) (accwork.pg) and by DosProfile's hit table; returns the 10
+    exports in order: heat and samples for usample's mix and lock, then
+    for profil's, then DosProfile's dumps of mix and lock (against the
+    first heat exports: the same program). profil's gmon
     file is named by pid, so the runs are typed one by one and the name is
     read back with ls (the shell has no wildcards)."""
     from qemu import Machine
@@ -95,12 +97,19 @@ def accuracy_boot(cmdline):
                 if len(g) != 1:
                     sys.exit("bench: gmon files after accwork.pg %s: %s" % (what, g))
                 m.run("export /tmp/prof/" + g[0])
+            for what, _, sampled in runs_:
+                out = m.run("dosprof -c -m hit -b 131072 accwork %s %s dosprof" % (what, sampled),
+                            timeout=600)
+                d = re.findall(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M)
+                if len(d) != 1:
+                    sys.exit("bench: dosprof accwork %s gave no dump:\n%s" % (what, out))
+                m.run("export " + d[0])
             m.halt()
             ar = m.archives()
         finally:
             m.close()
-    if len(ar) != 8:
-        sys.exit("bench: expected 8 exports from the accuracy boot, got %d" % len(ar))
+    if len(ar) != 10:
+        sys.exit("bench: expected 10 exports from the accuracy boot, got %d" % len(ar))
     return ar
 
 
@@ -133,6 +142,10 @@ def heat_rows():
             gmon = [v for n, v in ar[k + 1].items() if "gmon." in n]
             rows.append(accuracy_row("profil vs heat, accwork.pg %s%s" % (what, j), ar[k]["dev/heat"],
                                      gmon[0], prog="accwork.pg"))
+        for k, what in ((0, "mix"), (2, "lock (lock-step)")):
+            (dump,) = ar[8 + k // 2].values()
+            rows.append(accuracy_row("DosProfile hit table vs heat, accwork %s%s" % (what, j),
+                                     ar[k]["dev/heat"], dump))
     return rows
 
 

@@ -166,7 +166,8 @@ def heat_safety(m):
 
 
 def accuracy(m, k_heat, k_samples, elf=ACCWORK):
-    samples = [p for n, p in files(m, k_samples).items() if n == "usample" or n.startswith("gmon.")]
+    samples = [p for n, p in files(m, k_samples).items()
+               if n == "usample" or n.startswith("gmon.") or n.startswith("dosprof.")]
     out, _ = kprof("accuracy", elf, files(m, k_heat)["heat"], samples[0])
     mm = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+|inf)$", out, re.M)
     assert mm, "no summary line in:\n" + out
@@ -191,6 +192,16 @@ def profil_pair(m, heat_args, sampled_args):
     m.check(m.run("export /tmp/prof/" + g[0]), [r"^export: 1 files"])
 
 
+def dosprof_run(m, sampled_args):
+    """accwork sampled by DosProfile's hit table over its text, the session
+    started and stopped by accwork around its loops (dosprof -c): exports
+    the dump (one export)"""
+    out = m.run("dosprof -c -m hit -b 131072 accwork %s dosprof" % sampled_args, timeout=240)
+    m.check(out, [r"^hits \d+ of 32768 overwritten 0$"], forbid=[r"accwork: ", r"dosprof: \w+: "])
+    path = re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M).group(1)
+    m.check(m.run("export " + path), [r"^export: 1 files"])
+
+
 def mix_and_lock(m, lock_ticks):
     m.wait_prompt()
     for line in ("accwork mix 500 /dev/heatctl", "export /dev/heat",
@@ -208,11 +219,12 @@ def results(m):
 @test("heat_accuracy_lockstep", timeout=600, icount=True, cmdline="hz=1000")
 def heat_accuracy_lockstep(m):
     """Under icount, sampled profiles against the exact heat of the same
-    loops: the mix is within twice its random floor, sampled by usample
-    and by profil(2) (gmon); the lock-step workload, tuned to the PIT
-    period, is far outside it."""
+    loops: the mix is within twice its random floor, sampled by usample,
+    by profil(2) (gmon) and by DosProfile's hit table; the lock-step
+    workload, tuned to the PIT period, is far outside it."""
     mix_and_lock(m, 3000)
     profil_pair(m, "mix 300", "mix 3000000")
+    dosprof_run(m, "mix 3000000")
     m.halt()
     (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
     assert n >= 2900 and ratio <= 2, "mix: ratio %.2f over %d samples:\n%s" % (ratio, n, out)
@@ -221,21 +233,27 @@ def heat_accuracy_lockstep(m):
     pn, _, _, pratio, pout = accuracy(m, 4, 5, ACCWORK_PG)
     assert pn >= 2900 and pratio <= 2, "profil mix: ratio %.2f:\n%s" % (pratio, pout)
     assert re.search(r"^spearman 1\.000 over 7 functions", pout, re.M), pout
+    dn, _, _, dratio, dout = accuracy(m, 0, 6)
+    assert dn >= 2900 and dratio <= 2, "DosProfile mix: ratio %.2f:\n%s" % (dratio, dout)
+    assert re.search(r"^spearman 1\.000 over 6 functions", dout, re.M), dout
 
 
 @test("heat_accuracy_jitter", timeout=600, icount=True, cmdline="hz=1000 pit.jitter=596")
 def heat_accuracy_jitter(m):
     """The same with the PIT jittered by half a period: the lock-step case
-    comes back within twice its random floor, sampled by usample and by
-    profil(2), and the mix stays there."""
+    comes back within twice its random floor, sampled by usample, by
+    profil(2) and by DosProfile, and the mix stays there."""
     mix_and_lock(m, 3000)
     profil_pair(m, "lock 200 2", "lock 3000 2")
+    dosprof_run(m, "lock 3000 2")
     m.halt()
     (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
     pn, _, _, pratio, pout = accuracy(m, 4, 5, ACCWORK_PG)
     assert pn >= 2900 and pratio <= 2, "profil lock with jitter: ratio %.2f:\n%s" % (pratio, pout)
     assert ratio <= 2, "mix: ratio %.2f:\n%s" % (ratio, out)
     assert ln >= 2900 and lratio <= 2, "lock with jitter: ratio %.2f:\n%s" % (lratio, lout)
+    dn, _, _, dratio, dout = accuracy(m, 2, 6)
+    assert dn >= 2900 and dratio <= 2, "DosProfile lock with jitter: ratio %.2f:\n%s" % (dratio, dout)
 
 
 @test("pit_jitter_rate", timeout=90, cmdline="pitcheck hz=10000 pit.jitter=59", icount=True)
