@@ -55,7 +55,7 @@ static struct prof_engine dosprof;
 /* the last of bucket b's candidates that starts at or below pc */
 uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc)
 {
-	uint32_t k = s->bucket[b] & 0xFF, last = s->lastk[b];
+	uint32_t k = s->first[b], last = s->lastk[b];
 
 	while (k < last) {
 		uint32_t mid = (k + last + 1) / 2;
@@ -90,7 +90,7 @@ static inline void record(struct dpsess *s, int k, uint32_t pc, uint32_t w)
 	if (mode == PRF_VATOTAL)
 		return;
 	if (mode == PRF_VADETAIL) {
-		prof_add_sat(&s->cnts[s->cbase[k] + (pc >> s->shift)], w, &s->lost);
+		prof_add_sat(&s->cnt0[k][pc >> s->shift], w, &s->lost);
 		return;
 	}
 	if (s->hitcnt < s->nhits) {
