@@ -32,6 +32,7 @@ struct dpsess {
 	uint32_t lost;                  /* samples a full counter or table dropped */
 	uint32_t *hits;                 /* the hit table */
 	uint32_t nhits, hitcnt, hithead, overwritten;
+	uint32_t hitlast;               /* nhits - 1: the fast path stops short of it */
 	uint32_t *cnts;                 /* detailed counters */
 	uint32_t ncnts;
 	uint32_t nslots;

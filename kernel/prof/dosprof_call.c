@@ -232,6 +232,7 @@ static int init(uint32_t pid, uint32_t ucmd)
 	s->pid = pid;
 	s->shift = shift;
 	s->nhits = nhits;
+	s->hitlast = nhits - 1;
 	s->ncnts = ncnts;
 	s->nticks = s->idle = s->kern = s->unknown = s->lost = 0;
 	s->hitcnt = s->hithead = s->overwritten = 0;
