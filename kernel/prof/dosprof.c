@@ -33,17 +33,21 @@ volatile uint32_t dp_running;
 static struct dpsess *live[PRF_MAXSESSIONS];
 static uint32_t nlive;
 /* The fast path's session and process: the one live session, and the
- * last of its processes a tick found; else NULL.
+ * last of its processes a tick found; else NULL. fast_proc is that
+ * process for a session without a divider, fast_dproc for one with.
  * refast() keeps them in step with live[] and the session's proc. */
 static struct dpsess *fast_sess;
-static struct proc *fast_proc;
+static struct proc *fast_proc, *fast_dproc;
 
 static void refast(void)
 {
-	uint32_t x = splhi();   /* a tick sees both old or both new */
+	uint32_t x = splhi();   /* a tick sees all old or all new */
+	struct proc *p;
 
 	fast_sess = nlive == 1 ? live[0] : NULL;
-	fast_proc = fast_sess ? fast_sess->proc : NULL;
+	p = fast_sess ? fast_sess->proc : NULL;
+	fast_proc = p && !fast_sess->nflgs ? p : NULL;
+	fast_dproc = p && fast_sess->nflgs ? p : NULL;
 	splx(x);
 }
 /* per process slot: the sessions that profile it */
@@ -55,7 +59,7 @@ static struct prof_engine dosprof;
 /* the last of bucket b's candidates that starts at or below pc */
 uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc)
 {
-	uint32_t k = s->bucket[b] & 0xFF, last = s->lastk[b];
+	uint32_t k = s->first[b], last = s->lastk[b];
 
 	while (k < last) {
 		uint32_t mid = (k + last + 1) / 2;
@@ -67,11 +71,16 @@ uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc)
 	return k;
 }
 
-/* a hit for a full table: OS/2's stops, PRF_WRAP's ring overwrites */
-static __attribute__((noinline)) void hit_full(struct dpsess *s, uint32_t pc)
+/* The hit table's last entry, which flags it full, and hits for a full
+ * table: OS/2's stops, PRF_WRAP's ring overwrites the oldest, at hithead.
+ * Out of line, with pc first as the sample has it, so the fast path
+ * reaches it by a jump. */
+static __attribute__((noinline)) void hit_end(uint32_t pc, struct dpsess *s)
 {
-	if (s->flags & PRF_WRAP) {
-		/* the oldest entry goes, at hithead */
+	if (s->hitcnt < s->nhits) {
+		s->hits[s->hitcnt++] = pc;
+		s->flags |= PRFS_HITOVFL;
+	} else if (s->flags & PRF_WRAP) {
 		s->hits[s->hithead] = pc;
 		if (++s->hithead == s->nhits)
 			s->hithead = 0;
@@ -81,41 +90,76 @@ static __attribute__((noinline)) void hit_full(struct dpsess *s, uint32_t pc)
 	}
 }
 
-/* a sample in slot k, in the slot's mode */
-static inline void record(struct dpsess *s, int k, uint32_t pc, uint32_t w)
+/* a sample's address into the hit table: all but the last entry inline */
+static inline void hit(struct dpsess *s, uint32_t pc)
+{
+	if (s->hitcnt < s->hitlast) {
+		s->hits[s->hitcnt] = pc;
+		s->hitcnt++;
+	} else {
+		hit_end(pc, s);
+	}
+}
+
+/* a sample in slot k, in the slot's mode: one compare with PRF_VAHIT
+ * tells the three apart */
+_Static_assert(PRF_VADETAIL < PRF_VAHIT && PRF_VAHIT < PRF_VATOTAL, "mode order");
+static inline void record(struct dpsess *s, uint32_t k, uint32_t pc, uint32_t w)
 {
 	uint32_t mode = s->mode[k];
 
 	prof_add_sat(&s->count[k], w, &s->lost);
-	if (mode == PRF_VATOTAL)
-		return;
-	if (mode == PRF_VADETAIL) {
-		prof_add_sat(&s->cnts[s->cbase[k] + (pc >> s->shift)], w, &s->lost);
-		return;
-	}
-	if (s->hitcnt < s->nhits) {
-		s->hits[s->hitcnt++] = pc;
-		if (s->hitcnt == s->nhits)
-			s->flags |= PRFS_HITOVFL;
-		return;
-	}
-	hit_full(s, pc);
+	if (mode > PRF_VAHIT)
+		return;                 /* PRF_VATOTAL */
+	if (mode == PRF_VAHIT)
+		hit(s, pc);
+	else
+		prof_add_sat(&s->cnt0[k][pc >> s->shift], w, &s->lost);
+}
+
+/* a sample of the target in user mode: its slot, or r0_unknown. Out of
+ * line, pc first, for the jumps from the fast paths. */
+__attribute__((noinline, optimize("omit-frame-pointer")))
+static void in_slots(uint32_t pc, struct dpsess *s, uint32_t w)
+{
+	int k = dp_lookup(s, pc);
+
+	if (k < 0)
+		prof_add_sat(&s->unknown, w, &s->lost);
+	else
+		record(s, k, pc, w);
 }
 
 /* The divider counts clock interrupts down through the bytes, from the
- * last to the first, and lets a tick sample when one reaches 0. */
-static __attribute__((noinline)) bool divide(struct dpsess *s)
+ * last to the first, and lets a tick sample when one reaches 0; then the
+ * next byte's countdown starts. */
+static inline void next_flg(struct dpsess *s)
 {
-	if (--s->left)
-		return false;
 	s->fi = s->fi ? s->fi - 1 : s->nflgs - 1;
 	s->left = s->flg[s->fi];
+}
+
+/* Whether p is one of the session's processes: the target itself, or
+ * (MT) a process it spawned. The last one found is the one the fast path
+ * expects; this runs before the divider, so the fast path takes over from
+ * the first tick that finds it. A kernel session has none. */
+static inline bool follows(struct dpsess *s, struct proc *p)
+{
+	if (!p)
+		return false;
+	if (p == s->proc)
+		return true;
+	if (!(pmask[p - procs] & s->bit))
+		return false;
+	s->proc = p;
+	refast();
 	return true;
 }
 
 /* the counter a tick goes to, or NULL when it is not the target's; *k is
  * the slot when the counter is a slot's */
-static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags, int *k)
+static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, bool target,
+			      uint32_t flags, int *k)
 {
 	if (!p)
 		return &s->idle;
@@ -124,14 +168,8 @@ static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uin
 			return &s->unknown;
 		return (*k = dp_lookup(s, pc)) < 0 ? &s->kern : &s->count[*k];
 	}
-	/* the target itself, or (MT) a process it spawned (never a kernel
-	 * session's, whose proc stays NULL) */
-	if (p != s->proc) {
-		if (!(pmask[p - procs] & s->bit))
-			return NULL;
-		s->proc = p;            /* the next tick is likely to find it again */
-		refast();
-	}
+	if (!target)
+		return NULL;
 	if (!prof_user(flags))
 		return &s->kern;
 	return (*k = dp_lookup(s, pc)) < 0 ? &s->unknown : &s->count[*k];
@@ -139,13 +177,17 @@ static inline uint32_t *where(struct dpsess *s, uint32_t pc, struct proc *p, uin
 
 static inline void tick(struct dpsess *s, uint32_t pc, struct proc *p, uint32_t flags)
 {
+	bool target = follows(s, p);
 	uint32_t *c;
 	int k = -1;
 
 	s->nticks++;
-	if (s->nflgs && !divide(s))
-		return;
-	if (!(c = where(s, pc, p, flags, &k)))
+	if (s->nflgs) {
+		if (--s->left)
+			return;
+		next_flg(s);
+	}
+	if (!(c = where(s, pc, p, target, flags, &k)))
 		return;
 	if (k >= 0)
 		record(s, k, pc, prof_weight(flags));
@@ -159,28 +201,54 @@ static __attribute__((noinline)) void sample_all(uint32_t pc, struct proc *p, ui
 		tick(live[i], pc, p, flags);
 }
 
-/* The common case first: one session, a process's, and the tick caught
- * (one of) its process(es) in user mode. Everything else
- * takes the general path. */
+/* The other ticks, first the fast path's with a divider: one that does
+ * not sample is a decrement and a branch. */
+__attribute__((noinline, optimize("omit-frame-pointer")))
+static void sample_other(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	struct dpsess *s = fast_sess;
+
+	if (p != fast_dproc || flags != 1) {
+		sample_all(pc, p, flags);
+		return;
+	}
+	s->nticks++;
+	if (--s->left)
+		return;
+	next_flg(s);
+	in_slots(pc, s, 1);
+}
+
+/* The common case first: one session, a process's, without a divider,
+ * and a tick of weight 1 that caught (one of) its process(es) in user
+ * mode, in a bucket the index covers. Every other case goes on by a jump.
+ * No frame: nothing walks the stack from in here, and a frame would cost
+ * every tick. */
+__attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL dp_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct dpsess *s;
-	int k;
+	uint32_t off, k;
 
 	/* fast_proc is NULL without a fast session, and for a kernel
-	 * session; p is NULL only in the idle loop, in kernel mode */
-	if (__builtin_expect(p != fast_proc || !prof_user(flags), 0)) {
-		sample_all(pc, p, flags);
+	 * session; p is NULL only in the idle loop, in kernel mode. A
+	 * user-mode tick's flags are its weight. */
+	if (__builtin_expect(p != fast_proc || flags != 1, 0)) {
+		sample_other(pc, p, flags);
 		return;
 	}
 	s = fast_sess;
 	s->nticks++;
-	if (s->nflgs && !divide(s))
+	off = pc - s->lo;
+	if (off >= s->span) {
+		prof_add_sat(&s->unknown, 1, &s->lost);
 		return;
-	if ((k = dp_lookup(s, pc)) < 0)
-		prof_add_sat(&s->unknown, prof_weight(flags), &s->lost);
-	else
-		record(s, k, pc, prof_weight(flags));
+	}
+	if ((k = s->bucket[off >> s->bshift]) == DP_CHECK) {
+		in_slots(pc, s, 1);     /* the general lookup */
+		return;
+	}
+	record(s, k + (pc >= s->start[k + 1]), pc, 1);
 }
 
 /* A process spawned by one that a PRF_PROCESS_MT session follows joins

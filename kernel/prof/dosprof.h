@@ -7,14 +7,15 @@
 #include <stdint.h>
 #include "abi/dosprof.h"
 
-/* The index over a session's sorted slots has this many buckets: an
- * address's bucket names the slots that can hold it, so a lookup is a
- * shift, a load and a compare or two, never a walk over all 255. An entry
- * is the first candidate, and DP_TWO if the next slot is one too, or
- * DP_MANY if more are (then a binary search over them). */
+/* The index over a session's sorted slots has this many buckets, so a
+ * lookup is a shift, a load and a compare, never a walk over all 255. A
+ * bucket covered by one slot k, or by k and k + 1 with no gap between,
+ * has entry k: an address there is in k unless it is at or above
+ * start[k + 1]. Any other bucket's entry is DP_CHECK, a number no slot
+ * has: its addresses take a binary search over the bucket's candidates,
+ * first..lastk, and a bounds check. */
 #define DP_NBUCKETS 2048
-#define DP_TWO      0x100
-#define DP_MANY     0x200
+#define DP_CHECK    PRF_MAXSLOTS
 #define DP_MAGIC 0x444f5350u    /* a live session's check word */
 
 struct dpsess {
@@ -31,6 +32,7 @@ struct dpsess {
 	uint32_t lost;                  /* samples a full counter or table dropped */
 	uint32_t *hits;                 /* the hit table */
 	uint32_t nhits, hitcnt, hithead, overwritten;
+	uint32_t hitlast;               /* nhits - 1: the fast path stops short of it */
 	uint32_t *cnts;                 /* detailed counters */
 	uint32_t ncnts;
 	uint32_t nslots;
@@ -42,14 +44,15 @@ struct dpsess {
 	bool used;
 	uint32_t hitpages, cntpages;    /* for kfree_contig */
 	uint8_t flg[256];
-	uint16_t bucket[DP_NBUCKETS];           /* first candidate | DP_TWO or DP_MANY */
-	uint8_t lastk[DP_NBUCKETS];             /* the last candidate, for DP_MANY */
+	uint8_t bucket[DP_NBUCKETS];            /* the covering slot, or DP_CHECK */
+	uint8_t first[DP_NBUCKETS], lastk[DP_NBUCKETS]; /* the candidates */
 	/* the slots in address order, one array per field, so that a lookup
 	 * indexes by 4 and touches only what it reads */
-	uint32_t start[PRF_MAXSLOTS], size[PRF_MAXSLOTS];
+	uint32_t start[PRF_MAXSLOTS + 1];       /* start[nslots] is ~0u, above them all */
+	uint32_t size[PRF_MAXSLOTS];
 	uint32_t count[PRF_MAXSLOTS];           /* va_cnt */
 	uint32_t mode[PRF_MAXSLOTS];            /* PRF_VA* */
-	uint32_t cbase[PRF_MAXSLOTS];           /* detailed: counter of address 0 >> shift */
+	uint32_t *cnt0[PRF_MAXSLOTS];           /* detailed: address a's counter is cnt0[k][a >> shift] */
 	uint8_t order[PRF_MAXSLOTS];            /* its place in the caller's array */
 };
 
@@ -61,18 +64,15 @@ uint32_t dp_search(const struct dpsess *s, uint32_t b, uint32_t pc);
 /* the slot holding pc, or -1 */
 static inline int dp_lookup(const struct dpsess *s, uint32_t pc)
 {
-	uint32_t off = pc - s->lo, e, k;
+	uint32_t off = pc - s->lo, b, k;
 
 	if (off >= s->span)
 		return -1;
-	e = s->bucket[off >> s->bshift];
-	k = e & 0xFF;
-	if (__builtin_expect(e > 0xFF, 0)) {
-		if (e & DP_TWO)
-			k += pc >= s->start[k + 1];
-		else
-			k = dp_search(s, off >> s->bshift, pc);
-	}
+	b = off >> s->bshift;
+	k = s->bucket[b];
+	if (k != DP_CHECK)
+		return k + (pc >= s->start[k + 1]);
+	k = dp_search(s, b, pc);
 	return pc - s->start[k] < s->size[k] ? (int)k : -1;
 }
 

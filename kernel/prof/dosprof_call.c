@@ -70,26 +70,33 @@ static void free_bufs(struct dpsess *s)
 
 /* the index over the sorted slots: each bucket's candidates are the
  * slots from the first that ends after the bucket starts to the first
- * that ends after it ends */
+ * that ends after it ends. Needs start[nslots]. */
 static void build_index(struct dpsess *s)
 {
 	uint32_t j = 0, last = 0;
+	uint64_t hull;
 
 	s->lo = s->start[0];
 	s->span = s->start[s->nslots - 1] + s->size[s->nslots - 1] - s->lo;
+	hull = (uint64_t)s->lo + s->span;
 	s->bshift = 0;
 	while (((s->span - 1) >> s->bshift) >= DP_NBUCKETS)
 		s->bshift++;
 	for (uint32_t b = 0; b < DP_NBUCKETS; b++) {
 		uint64_t at = s->lo + ((uint64_t)b << s->bshift);
-		uint64_t end = at + (1ull << s->bshift);
+		uint64_t end = MIN(at + (1ull << s->bshift), hull);
+		bool covered;
 		while (j < s->nslots && s->start[j] + (uint64_t)s->size[j] <= at)
 			j++;
 		j = MIN(j, s->nslots - 1);
 		last = MAX(last, j);
 		while (last + 1 < s->nslots && s->start[last + 1] < end)
 			last++;
-		s->bucket[b] = j | (last == j ? 0 : last == j + 1 ? DP_TWO : DP_MANY);
+		/* the part inside the hull, in j, or in j and j + 1 */
+		covered = s->start[j] <= at && end <= s->start[last] + (uint64_t)s->size[last] &&
+			  (last == j || (last == j + 1 && s->start[j] + s->size[j] == s->start[last]));
+		s->bucket[b] = covered ? j : DP_CHECK;
+		s->first[b] = j;
 		s->lastk[b] = last;
 	}
 }
@@ -209,16 +216,23 @@ static int init(uint32_t pid, uint32_t ucmd)
 		s->order[i] = order[i];
 		s->count[i] = 0;
 		if (s->mode[i] == PRF_VADETAIL) {
-			s->cbase[i] = base - (in->sl_vaddr >> shift);
+			/* in unsigned arithmetic: the pointer itself may lie
+			 * outside cnts, only cnt0[i][a >> shift] for a in the
+			 * slot is in it */
+			s->cnt0[i] = (uint32_t *)((uintptr_t)s->cnts +
+						  4 * (base - (in->sl_vaddr >> shift)));
 			base += ((in->sl_vaddr + (uint64_t)in->sl_size - 1) >> shift) -
 				(in->sl_vaddr >> shift) + 1;
 		}
 	}
+	/* every slot ends by USER_TOP, so no address in one is at or above ~0u */
+	s->start[s->nslots] = ~0u;
 	build_index(s);
 	s->kernel = kernel;
 	s->pid = pid;
 	s->shift = shift;
 	s->nhits = nhits;
+	s->hitlast = nhits - 1;
 	s->ncnts = ncnts;
 	s->nticks = s->idle = s->kern = s->unknown = s->lost = 0;
 	s->hitcnt = s->hithead = s->overwritten = 0;
@@ -277,7 +291,8 @@ static void global(const struct dpsess *s, PRFRET0 *r)
 static int dump(struct dpsess *s, uint32_t uret)
 {
 	PRFRET r;
-	uint32_t ubuf, len, hdr[2], nhdr = 0, head = 0, cnt = 0, first = 0, nw = 0;
+	uint32_t ubuf, len, hdr[2], nhdr = 0, head = 0, cnt = 0, nw = 0;
+	const uint32_t *from = NULL;
 	const void *body = NULL;
 	PRFRET0 r0;
 	int k;
@@ -321,7 +336,7 @@ static int dump(struct dpsess *s, uint32_t uret)
 		k = dp_lookup(s, r.us_vaddr);
 		if (k < 0 || s->mode[k] != PRF_VADETAIL)
 			return ERROR_MOD_NOT_FOUND;         /* no detailed slot holds us_vaddr */
-		first = s->cbase[k] + (s->start[k] >> s->shift);
+		from = &s->cnt0[k][s->start[k] >> s->shift];
 		nw = ((s->start[k] + (uint64_t)s->size[k] - 1) >> s->shift) -
 		     (s->start[k] >> s->shift) + 1;
 		hdr[0] = 1u << s->shift;
@@ -345,7 +360,7 @@ static int dump(struct dpsess *s, uint32_t uret)
 	} else {
 		copyout(ubuf, hdr, nhdr * 4);
 		if (r.us_cmd == PRF_RET_VADETAIL) {
-			copyout(ubuf + 8, s->cnts + first, nw * 4);
+			copyout(ubuf + 8, from, nw * 4);
 		} else if (cnt == s->nhits && head) {
 			/* a ring that wrapped: the oldest entry is at head */
 			copyout(ubuf + 4, s->hits + head, (cnt - head) * 4);

@@ -21,9 +21,22 @@ static inline uint64_t arch_read_tsc(void)
 /* *c += w, stopping at 0xFFFFFFFF instead of wrapping; what did not fit
  * is added to *lost. The usual case is one add and a branch not taken.
  * The rare case is out of line and borrows w's register through two
- * exchanges, so the caller keeps no register free for it. */
+ * exchanges, so the caller keeps no register free for it. A w known to
+ * be 1 is an immediate and needs no register at all. */
 static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 {
+	if (__builtin_constant_p(w) && w == 1) {
+		__asm__("addl $1, %0\n\t"
+			"jc 2f\n"
+			"1:\n\t"
+			".pushsection .text.unlikely\n"
+			"2:\tmovl $-1, %0\n\t"   /* it was full: the 1 did not fit */
+			"incl %1\n\t"
+			"jmp 1b\n\t"
+			".popsection"
+			: "+m"(*c), "+m"(*lost) : : "cc");
+		return;
+	}
 	__asm__("addl %2, %0\n\t"
 		"jc 2f\n"
 		"1:\n\t"
