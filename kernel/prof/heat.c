@@ -122,11 +122,11 @@ static inline void step_to(uint32_t next, uint64_t raw)
 	currec = n;
 }
 
-static bool heat_debug(struct proc *p, struct trapframe *tf)
+static bool ARCH_FASTCALL heat_debug(struct proc *p, struct trapframe *tf)
 {
 	uint64_t now = arch_read_tsc(), raw;
 
-	if (p != traced || !arch_trap_is_step(tf))
+	if (p != traced)
 		return false;           /* not a step of ours: the process dies */
 	raw = now - t0;
 	if (__builtin_expect(!t0, 0))
@@ -139,7 +139,7 @@ static bool heat_debug(struct proc *p, struct trapframe *tf)
 	return true;
 }
 
-static void heat_userret(struct proc *p, struct trapframe *tf)
+static void ARCH_FASTCALL heat_userret(struct proc *p, struct trapframe *tf)
 {
 	uint32_t pc = arch_frame_pc(tf);
 
