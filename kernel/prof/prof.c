@@ -112,6 +112,14 @@ static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf)
 	splx(s);
 }
 
+void prof_userret_call(struct proc *p, struct trapframe *tf)
+{
+	prof_userret_fn fn = prof_userret_hook;
+
+	if (fn)         /* it may have gone since the caller looked */
+		fn(p, tf);
+}
+
 /* the first engine that takes the step has it */
 static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf)
 {

@@ -116,12 +116,14 @@ void prof_exit(struct proc *p);
 extern volatile prof_userret_fn prof_userret_hook;
 extern volatile prof_debug_fn prof_debug_hook;
 
+/* Every return to user mode but a step's (the clock's, trap()'s). The
+ * call is out of line, so the clock's tick, which pays for this test,
+ * keeps its registers as they were. */
+void prof_userret_call(struct proc *p, struct trapframe *tf);
 static inline void prof_userret(struct proc *p, struct trapframe *tf)
 {
-	prof_userret_fn fn = prof_userret_hook;
-
-	if (__builtin_expect(fn != 0, 0))
-		fn(p, tf);
+	if (__builtin_expect(prof_userret_hook != 0, 0))
+		prof_userret_call(p, tf);
 }
 
 /* A single step in user mode, from the arch's #DB entry: true if an engine
@@ -130,10 +132,12 @@ static inline void prof_userret(struct proc *p, struct trapframe *tf)
 static inline bool prof_step(struct proc *p, struct trapframe *tf)
 {
 	prof_debug_fn fn = prof_debug_hook;
+	prof_userret_fn u;
 
 	if (!fn || !fn(p, tf))
 		return false;
-	prof_userret(p, tf);
+	if ((u = prof_userret_hook) != 0)
+		u(p, tf);
 	return true;
 }
 
