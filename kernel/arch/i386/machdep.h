@@ -61,6 +61,7 @@ static inline void arch_pit_tick(void)
 
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
+static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
 
 /* single-stepping from the frame's return on: a #DB after every user
  * instruction. Inline: a traced process sets it on every step. */
@@ -71,6 +72,5 @@ static inline void arch_single_step(struct trapframe *tf, bool on)
 	else
 		tf->eflags &= ~FL_TF;
 }
-static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
 
 #endif

@@ -11,7 +11,6 @@
 #include "syscall.h"
 #include "x86.h"
 
-#define T_DEBUG 1
 #define T_IRQ0 32
 #define T_PGFLT 14
 #define DR6_BS  0x4000          /* DR6: the #DB came from single-stepping */
