@@ -72,9 +72,10 @@ void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp);
  * through the trap frame just above it */
 void arch_context_init(struct context *ctx);
 
-/* the debug trap and single-stepping, for the per-instruction profiler */
-void arch_single_step(struct trapframe *tf, bool on);
-bool arch_trap_is_step(const struct trapframe *tf);    /* a #DB from the trap flag */
+/* Single-stepping, for the per-instruction profiler: arch_single_step(tf,
+ * on) (machdep.h) sets or clears the trap flag in a frame; the #DB entry
+ * tells a step in user mode from other debug exceptions and hands it to
+ * prof_step() (prof/prof.h). */
 /* the length of the instruction at b[0..n) (0: cut short or unknown) and
  * whether it is a call (near or far, direct or indirect) */
 uint32_t arch_insn_decode(const uint8_t *b, uint32_t n, bool *is_call);

@@ -18,6 +18,9 @@
  *     fastest kind)
  *   - a fault, a kill, exit: the instruction in flight never completes and
  *     is not counted; tracing stops at the exit hook
+ * A step comes straight from the #DB entry (trap.c's debug_intr), and the
+ * usual one (cur's record known, the same record page as the last) takes
+ * no call but the two hooks; the rest is in debug_slow and userret_slow.
  * Timing: each step's raw time includes the kernel's fixed cost of one step
  * (the #DB entry, this code, the iret). The smallest raw step seen is
  * taken as that cost plus one tick, and heat_overhead() is subtracted per
@@ -34,9 +37,8 @@ struct heat_state heat;
 static struct prof_engine engine;
 static struct proc *traced;             /* == a process with pid heat.pid */
 static uint32_t cur;                    /* the instruction in flight */
-static struct heat_rec *currec;         /* its record, or NULL */
+static struct heat_rec *currec;         /* its record; NULL: the slow path */
 static bool have_cur;                   /* cur is valid */
-static bool need_rec;                   /* cur's record is still to be found */
 static uint64_t t0;                     /* TSC when cur started, 0: unknown */
 
 static void ARCH_FASTCALL nosample(uint32_t pc, struct proc *p, uint32_t flags)
@@ -44,9 +46,12 @@ static void ARCH_FASTCALL nosample(uint32_t pc, struct proc *p, uint32_t flags)
 	(void)pc, (void)p, (void)flags;
 }
 
+/* heat.minstep is NOSTEP until a step has been timed */
+#define NOSTEP (~0ull)
+
 uint64_t heat_overhead(void)
 {
-	return heat.minstep ? heat.minstep - 1 : 0;
+	return heat.minstep != NOSTEP ? heat.minstep - 1 : 0;
 }
 
 /* Out of memory for records: stop, keep what was counted. At interrupt
@@ -88,23 +93,21 @@ static inline struct heat_rec *rec(uint32_t va)
 	return rec_slow(va);
 }
 
-/* cur completed, taking raw ticks, and the next instruction is at next */
-static inline void step_to(uint32_t next, uint64_t raw)
+/* cur, whose record is r (NULL: outside user space), completed in raw
+ * ticks, and the next instruction is at next: count it, mark the
+ * transfer, and make next the one in flight. */
+static inline void step_to(struct heat_rec *r, uint32_t next, uint64_t raw)
 {
-	struct heat_rec *r = currec, *n;
+	struct heat_rec *n;
 	uint32_t f = 0;
 
-	if (__builtin_expect(need_rec, 0)) {
-		r = rec(cur);
-		need_rec = false;
-	}
 	heat.steps++;
 	if (__builtin_expect(r != NULL, 1)) {
 		if (__builtin_expect(r->count == 0, 0))
 			heat.addrs++;
 		prof_add_sat(&r->count, 1, &heat.lost);
 		r->raw += raw;
-		if (next != cur + r->len && r->len) {
+		if (__builtin_expect(next != cur + r->len, 0) && r->len) {
 			r->flags |= HEAT_F_EXIT;
 			f = HEAT_F_ENTER;
 		}
@@ -113,48 +116,85 @@ static inline void step_to(uint32_t next, uint64_t raw)
 	} else {
 		heat.outside++;
 	}
-	if (__builtin_expect(!heat.tracing, 0))
-		return;                 /* rec(cur) ran out of memory */
 	n = rec(next);
-	if (n)
+	if (__builtin_expect(f != 0, 0) && n)
 		n->flags |= f;
 	cur = next;
 	currec = n;
 }
 
-static bool heat_debug(struct proc *p, struct trapframe *tf)
+/* The steps currec == NULL sends here: the first step of a child (its
+ * record not looked up yet, its start not timed), one from an instruction
+ * outside user space, one before tracing saw its first return to user
+ * mode. */
+__attribute__((noinline)) static bool debug_slow(struct trapframe *tf, uint64_t now)
 {
-	uint64_t now = arch_read_tsc(), raw;
+	uint64_t raw = t0 ? now - t0 : 0;
+	struct heat_rec *r;
 
-	if (p != traced || !arch_trap_is_step(tf))
-		return false;           /* not a step of ours: the process dies */
-	raw = now - t0;
-	if (__builtin_expect(!t0, 0))
-		raw = 0;                /* its start was not seen */
-	else if (raw < heat.minstep || !heat.minstep)
+	if (t0 && raw < heat.minstep)
 		heat.minstep = raw;
-	if (__builtin_expect(have_cur, 1))
-		step_to(arch_frame_pc(tf), raw);
 	t0 = 0;
+	if (!have_cur)
+		return true;            /* the process had set TF itself */
+	r = rec(cur);
+	if (heat.tracing)               /* not if rec() ran out of memory */
+		step_to(r, arch_frame_pc(tf), raw);
 	return true;
 }
 
-static void heat_userret(struct proc *p, struct trapframe *tf)
+/* The step: every instruction of the traced process comes here, straight
+ * from the #DB entry, so the usual case is kept short. currec != NULL
+ * means the return-to-user hook below started cur and read t0 (every
+ * return to user mode of a traced process runs it, but a child's first,
+ * and a child starts with currec == NULL). */
+__attribute__((optimize("omit-frame-pointer")))
+static bool ARCH_FASTCALL heat_debug(struct proc *p, struct trapframe *tf)
+{
+	uint64_t now = arch_read_tsc(), raw;
+	struct heat_rec *r = currec;
+
+	if (p != traced)
+		return false;           /* not ours: the process dies */
+	if (__builtin_expect(r == NULL, 0))
+		return debug_slow(tf, now);
+	raw = now - t0;
+	if (__builtin_expect(raw < heat.minstep, 0))
+		heat.minstep = raw;
+	step_to(r, arch_frame_pc(tf), raw);
+	return true;
+}
+
+/* the return-to-user hook's other cases */
+__attribute__((noinline)) static void userret_slow(struct trapframe *tf)
 {
 	uint32_t pc = arch_frame_pc(tf);
 
+	if (!have_cur) {                /* the first return since tracing began */
+		cur = pc;
+		currec = rec(pc);
+		have_cur = true;
+	} else if (pc != cur) {         /* cur completed in the kernel: int 0x80 */
+		struct heat_rec *r = currec ? currec : rec(cur);
+		if (heat.tracing)
+			step_to(r, pc, heat.minstep != NOSTEP ? heat.minstep : 0);
+	}
+	if (!heat.tracing)
+		return;
+	arch_single_step(tf, true);
+	t0 = arch_read_tsc();
+}
+
+/* Every return to user mode of the traced process, after a step too: cur
+ * starts now. The trap flag is set again, for a popf may have cleared it. */
+__attribute__((optimize("omit-frame-pointer")))
+static void ARCH_FASTCALL heat_userret(struct proc *p, struct trapframe *tf)
+{
 	if (p != traced)
 		return;
-	if (__builtin_expect(pc != cur || !have_cur, 0)) {
-		if (!have_cur) {        /* the first return since tracing began */
-			cur = pc;
-			currec = rec(pc);
-			have_cur = true;
-		} else {                /* cur completed in the kernel: int 0x80 */
-			step_to(pc, heat.minstep);
-		}
-		if (!heat.tracing)
-			return;
+	if (__builtin_expect(arch_frame_pc(tf) != cur || currec == NULL, 0)) {
+		userret_slow(tf);
+		return;
 	}
 	arch_single_step(tf, true);
 	t0 = arch_read_tsc();
@@ -182,7 +222,7 @@ static void heat_spawn(struct proc *p, const struct elf_image *img)
 	if (heat_trace_pid(p->pid) < 0)
 		return;
 	cur = arch_frame_pc(p->tf);
-	have_cur = need_rec = true;
+	have_cur = true;                /* currec stays NULL: found at the first step */
 	arch_single_step(p->tf, true);
 }
 
@@ -221,7 +261,7 @@ int heat_trace_pid(int pid)
 	strlcpy(heat.name, p->name, sizeof heat.name);
 	strlcpy(heat.build_id, buildids[p - procs], sizeof heat.build_id);
 	traced = p;
-	have_cur = need_rec = false;
+	have_cur = false;
 	currec = NULL;
 	t0 = 0;
 	heat.tracing = true;
@@ -266,10 +306,12 @@ void heat_clear(void)
 	heattab_free();
 	lastpage = NULL;
 	memset(&heat, 0, sizeof heat);
+	heat.minstep = NOSTEP;
 }
 
 void heat_init(void)
 {
+	heat.minstep = NOSTEP;
 	prof_register(&engine);
 	heatdev_init();
 }

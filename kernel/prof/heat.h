@@ -53,7 +53,7 @@ struct heat_state {
 	char why[64];           /* why it stopped */
 	uint64_t steps, outside;
 	uint32_t addrs, lost;   /* distinct records; counts that saturated */
-	uint64_t minstep;       /* smallest step seen, TSC ticks */
+	uint64_t minstep;       /* smallest step seen, TSC ticks; ~0: none yet */
 };
 extern struct heat_state heat;
 int heat_trace_pid(int pid);            /* 0, -ESRCH, -ENOMEM */

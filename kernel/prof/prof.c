@@ -13,7 +13,13 @@
  * itself off when its buffer is full) happens while the fan-out walks
  * live[]; rebuilding it under the walk's feet could skip or repeat an
  * engine, so the fan-out defers the rebuild to its end and, meanwhile,
- * calls only engines still marked live. */
+ * calls only engines still marked live.
+ *
+ * The return-to-user and single-step hooks have their own lists (uret[],
+ * dbg[]) and pointers (prof_userret_hook, prof_debug_hook), rebuilt with
+ * live[]: one engine's hook is called directly, several through a fan-out
+ * that runs with interrupts off and defers a rebuild made by a hook (an
+ * engine that stops itself, out of memory) in the same way. */
 #include "clock.h"
 #include "prof/prof.h"
 #include "abi/clock.h"
@@ -24,12 +30,17 @@
 #include "prof/engines.h"
 
 volatile prof_sample_fn prof_tick;
-volatile uint32_t prof_nuserret, prof_ndebug;
+volatile prof_userret_fn prof_userret_hook;
+volatile prof_debug_fn prof_debug_hook;
 
 static struct prof_engine *engines[PROF_MAXENGINES];   /* registered */
 static int nengines;
 static struct prof_engine *live[PROF_MAXENGINES];      /* sampling now */
 static int nlive;
+static struct prof_engine *uret[PROF_MAXENGINES];      /* on, with a userret hook */
+static int nuret;
+static struct prof_engine *dbg[PROF_MAXENGINES];       /* on, with a debug hook */
+static int ndbg;
 static bool in_fanout, rebuild_pending;
 static struct prof_proc pstate[NPROC];
 
@@ -39,29 +50,40 @@ static bool sampling(const struct prof_engine *e)
 }
 
 static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
+static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf);
+static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf);
 
-/* Makes live[] and prof_tick agree with the engines' flags. Interrupts off. */
+/* Makes live[], uret[], dbg[] and the pointers agree with the engines'
+ * flags. Interrupts off. */
 static void rebuild(void)
 {
-	uint32_t nu = 0, nd = 0;
-
 	if (in_fanout) {
 		rebuild_pending = true;
 		return;
 	}
-	nlive = 0;
+	nlive = nuret = ndbg = 0;
 	for (int i = 0; i < nengines; i++) {
 		struct prof_engine *e = engines[i];
 		if (sampling(e))
 			live[nlive++] = e;
 		if (e->on && e->userret)
-			nu++;
+			uret[nuret++] = e;
 		if (e->on && e->debug)
-			nd++;
+			dbg[ndbg++] = e;
 	}
-	prof_nuserret = nu;
-	prof_ndebug = nd;
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
+	prof_userret_hook = nuret == 0 ? NULL : nuret == 1 ? uret[0]->userret : userret_fanout;
+	prof_debug_hook = ndbg == 0 ? NULL : ndbg == 1 ? dbg[0]->debug : debug_fanout;
+}
+
+/* the end of a fan-out: the rebuild a callee asked for */
+static void fanout_done(void)
+{
+	in_fanout = false;
+	if (rebuild_pending) {
+		rebuild_pending = false;
+		rebuild();
+	}
 }
 
 __attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
@@ -73,11 +95,42 @@ static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 	for (; e < end; e++)
 		if (__builtin_expect(!rebuild_pending, 1) || sampling(*e))
 			(*e)->sample(pc, p, flags);
-	in_fanout = false;
-	if (rebuild_pending) {
-		rebuild_pending = false;
-		rebuild();
-	}
+	fanout_done();
+}
+
+/* The hooks' fan-outs turn interrupts off (a return from a system call
+ * has them on), so no tick's fan-out can start inside them. */
+static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf)
+{
+	uint32_t s = splhi();
+
+	in_fanout = true;
+	for (int i = 0; i < nuret; i++)
+		if (uret[i]->on)
+			uret[i]->userret(p, tf);
+	fanout_done();
+	splx(s);
+}
+
+void prof_userret_call(struct proc *p, struct trapframe *tf)
+{
+	prof_userret_fn fn = prof_userret_hook;
+
+	if (fn)         /* it may have gone since the caller looked */
+		fn(p, tf);
+}
+
+/* the first engine that takes the step has it */
+static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf)
+{
+	bool took = false;
+
+	in_fanout = true;
+	for (int i = 0; i < ndbg && !took; i++)
+		if (dbg[i]->on)
+			took = dbg[i]->debug(p, tf);
+	fanout_done();
+	return took;
 }
 
 prof_sample_fn prof_sampler(void)
@@ -159,23 +212,6 @@ void prof_exit(struct proc *p)
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->exit)
 			engines[i]->exit(p);
-}
-
-void prof_userret_slow(struct proc *p, struct trapframe *tf)
-{
-	for (int i = 0; i < nengines; i++)
-		if (engines[i]->on && engines[i]->userret)
-			engines[i]->userret(p, tf);
-}
-
-bool prof_debug_trap(struct proc *p, struct trapframe *tf)
-{
-	if (!prof_ndebug)
-		return false;
-	for (int i = 0; i < nengines; i++)
-		if (engines[i]->on && engines[i]->debug && engines[i]->debug(p, tf))
-			return true;
-	return false;
 }
 
 /* Registers the engines built into the kernel, in a fixed order. */

@@ -28,6 +28,10 @@ static inline bool prof_user(uint32_t flags) { return !(flags & PROF_KERNEL); }
 static inline uint32_t prof_weight(uint32_t flags) { return flags & ~PROF_KERNEL; }
 
 typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
+/* the return-to-user and single-step hooks: arguments in registers too,
+ * since a traced process takes both on every instruction */
+typedef void (*prof_userret_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
+typedef bool (*prof_debug_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
 
 /* An engine: a table of functions, each optional but sample. The fields
  * after the line are prof.c's. */
@@ -39,11 +43,14 @@ struct prof_engine {
 	void (*spawn)(struct proc *p, const struct elf_image *img);
 	/* p is exiting: its address space and files are still there */
 	void (*exit)(struct proc *p);
-	/* p is about to return to user mode (only while the engine is on) */
-	void (*userret)(struct proc *p, struct trapframe *tf);
-	/* a debug exception (single step) in user mode; true if the engine
-	 * took it. Only while the engine is on. */
-	bool (*debug)(struct proc *p, struct trapframe *tf);
+	/* p is about to return to user mode (only while the engine is on).
+	 * Interrupts may be on. */
+	prof_userret_fn userret;
+	/* a single step in user mode: the trap flag's debug exception (the
+	 * arch code has told it from other #DBs); true if the engine took
+	 * it, and then the userret hooks run and p goes straight back to
+	 * user mode. Only while the engine is on; interrupts are off. */
+	prof_debug_fn debug;
 	/* ---- */
 	int id;                 /* index in each process's slot array */
 	bool on, paused;
@@ -101,16 +108,38 @@ static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool us
 void prof_spawn(struct proc *p, const struct elf_image *img);
 void prof_exit(struct proc *p);
 
-/* Engines that want the return-to-user hook, or debug exceptions, while on.
- * The trap path tests these counts, so it costs nothing otherwise. */
-extern volatile uint32_t prof_nuserret, prof_ndebug;
-void prof_userret_slow(struct proc *p, struct trapframe *tf);
+/* The return-to-user and single-step hooks, like prof_tick: NULL while no
+ * engine that is on has the hook, that engine's own function while one
+ * has, a fan-out while several have. Only prof.c writes them. So the trap
+ * path pays one load and one branch while nobody wants them, and a traced
+ * process's step reaches its engine with no loop in between. */
+extern volatile prof_userret_fn prof_userret_hook;
+extern volatile prof_debug_fn prof_debug_hook;
+
+/* Every return to user mode but a step's (the clock's, trap()'s). The
+ * call is out of line, so the clock's tick, which pays for this test,
+ * keeps its registers as they were. */
+void prof_userret_call(struct proc *p, struct trapframe *tf);
 static inline void prof_userret(struct proc *p, struct trapframe *tf)
 {
-	if (__builtin_expect(prof_nuserret != 0, 0))
-		prof_userret_slow(p, tf);
+	if (__builtin_expect(prof_userret_hook != 0, 0))
+		prof_userret_call(p, tf);
 }
-bool prof_debug_trap(struct proc *p, struct trapframe *tf);
+
+/* A single step in user mode, from the arch's #DB entry: true if an engine
+ * took it; the return-to-user hooks have then run, and the caller goes
+ * back to user mode at once. False: nobody traces p, and it dies. */
+static inline bool prof_step(struct proc *p, struct trapframe *tf)
+{
+	prof_debug_fn fn = prof_debug_hook;
+	prof_userret_fn u;
+
+	if (!fn || !fn(p, tf))
+		return false;
+	if ((u = prof_userret_hook) != 0)
+		u(p, tf);
+	return true;
+}
 
 /* A counter that stops at 0xFFFFFFFF instead of wrapping; what did not
  * fit is added to *lost. */

@@ -56,7 +56,7 @@ static void hooks_spawn(struct proc *p, const struct elf_image *img)
 	p->prof->slot[hooks.id] = r;
 }
 
-static void hooks_userret(struct proc *p, struct trapframe *tf)
+static void ARCH_FASTCALL hooks_userret(struct proc *p, struct trapframe *tf)
 {
 	struct rec *r = p->prof->slot[hooks.id];
 	(void)tf;

@@ -24,10 +24,15 @@ def symbol(path, name):
 def prof_hooks(m):
     """spawn, return-to-user and exit hooks: once each for spawn and exit,
     in order, for a normal exit, a fault and a kill; the spawn hook reads
-    the program's notes and symbol table."""
+    the program's notes and symbol table. With heat tracing too, two
+    engines share the return-to-user hook: both get every return, after
+    every single step as well."""
     m.wait_prompt()
     assert m.run("echo hooks on > /dev/proftest") == ""
     m.run("echo hello")
+    out = m.run("heat heattest")
+    m.check(out, [r"^heattest: done$"])
+    steps = int(re.search(r"^heat: pid \d+ exited with status 0: (\d+) instructions", out, re.M).group(1))
     m.run("fault null")
     pid = int(re.search(r"^\[(\d+)\]$", m.run("spin 100000 &"), re.M).group(1))
     m.run("kill %d" % pid)
@@ -51,6 +56,10 @@ def prof_hooks(m):
         assert bid == build_id(elf), "%s: build-id %s, the ELF has %s" % (prog, bid, build_id(elf))
         assert int(main, 16) == symbol(elf, "main"), "%s: main at %s" % (prog, main)
     assert lines["spin"][0] == str(pid)
+    # heattest returned to user mode once per step, and after its system calls
+    _, _, spawn, userret, exit_, order, _, _ = lines["heattest"]
+    assert (spawn, exit_, order) == ("1", "1", "ok"), lines["heattest"]
+    assert steps < int(userret) < steps + 100, "heattest: %d steps, %s returns" % (steps, userret)
 
 
 @test("prof_example", timeout=120, cmdline="prof.example hz=20000", icount=True)

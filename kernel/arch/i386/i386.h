@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "machdep.h"
 
 void idt_init(void);            /* idt.c */
 void pic_init(void);            /* pic.c: IRQ 0..15 to vectors 32..47, masked */
@@ -14,6 +15,8 @@ bool pic_irq_pending(int irq);   /* raised, not yet taken */
 void uart_intr(void);           /* uart.c: COM1 input */
 struct trapframe;
 void trap(struct trapframe *tf);        /* trap.c: vectors.asm calls it for every trap */
+/* trap.c: vectors.asm's #DB entry calls it */
+void debug_intr(struct trapframe *tf) ARCH_FASTCALL;
 void trapret(void);             /* vectors.asm: restores a trap frame and irets */
 
 /* the 8254 PIT's I/O ports: channel 0 is the clock (pit.c), channel 2

@@ -100,4 +100,14 @@ static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->ei
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
 
+/* single-stepping from the frame's return on: a #DB after every user
+ * instruction. Inline: a traced process sets it on every step. */
+static inline void arch_single_step(struct trapframe *tf, bool on)
+{
+	if (on)
+		tf->eflags |= FL_TF;
+	else
+		tf->eflags &= ~FL_TF;
+}
+
 #endif

@@ -11,7 +11,6 @@
 #include "syscall.h"
 #include "x86.h"
 
-#define T_DEBUG 1
 #define T_IRQ0 32
 #define T_PGFLT 14
 #define DR6_BS  0x4000          /* DR6: the #DB came from single-stepping */
@@ -107,9 +106,7 @@ void trap(struct trapframe *tf)
 		if (user && proc_killed())
 			proc_exit(WSTATUS_KILLED);
 	} else if (user) {
-		/* a single step belongs to a profiler, if one is tracing */
-		if (tf->trapno != T_DEBUG || !prof_debug_trap(curproc(), tf))
-			user_fault(tf);
+		user_fault(tf);         /* a #DB here is one no engine took */
 	} else if (!fixup(tf)) {
 		kernel_fault(tf);
 	}
@@ -117,25 +114,26 @@ void trap(struct trapframe *tf)
 		prof_userret(curproc(), tf);
 }
 
-void arch_single_step(struct trapframe *tf, bool on)
-{
-	if (on)
-		tf->eflags |= FL_TF;
-	else
-		tf->eflags &= ~FL_TF;
-}
-
-bool arch_trap_is_step(const struct trapframe *tf)
+/* The debug exception's own entry, from vectors.asm. While a process is
+ * single-stepped every one of its instructions raises a #DB, so a step in
+ * user mode goes straight to the profiler and back, without trap()'s
+ * dispatch. Anything else goes through trap(): a #DB in the kernel to the
+ * fault report, one in user mode that no engine takes (a step nobody
+ * traces, an icebp) to the process's death. */
+__attribute__((optimize("omit-frame-pointer")))      /* it costs every step */
+void ARCH_FASTCALL debug_intr(struct trapframe *tf)
 {
 	uint32_t dr6;
 
-	if (tf->trapno != T_DEBUG)
-		return false;
-	__asm__ volatile("movl %%dr6, %0" : "=r"(dr6));
-	/* the processor never clears DR6: do it, or every later #DB looks
-	 * like a step */
-	__asm__ volatile("movl %0, %%dr6" : : "r"(0));
-	return dr6 & DR6_BS;
+	if (arch_frame_user(tf)) {
+		__asm__ volatile("movl %%dr6, %0" : "=r"(dr6));
+		/* the processor never clears DR6: do it, or every later #DB
+		 * looks like a step */
+		__asm__ volatile("movl %0, %%dr6" : : "r"(0));
+		if ((dr6 & DR6_BS) && prof_step(curproc(), tf))
+			return;
+	}
+	trap(tf);
 }
 
 void arch_user_entry_frame(struct trapframe *tf, uint32_t eip, uint32_t esp)

@@ -18,6 +18,10 @@ struct context {
 	uint32_t edi, esi, ebx, ebp, eip;
 };
 
+/* EFLAGS bits the kernel sets in a frame */
+#define FL_IF 0x200
+#define FL_TF 0x100     /* trap flag: a #DB after every instruction */
+
 void swtch(struct context **old, struct context *new);
 
 #endif

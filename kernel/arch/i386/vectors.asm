@@ -4,6 +4,7 @@
 
 extern trap
 extern clock_intr
+extern debug_intr
 global vectors
 global vector_syscall
 global trapret
@@ -25,7 +26,6 @@ vec%1:
 
 section .text
 VEC_NOERR 0
-VEC_NOERR 1
 VEC_NOERR 2
 VEC_NOERR 3
 VEC_NOERR 4
@@ -85,6 +85,18 @@ vec_clock:
 	add esp, 4
 	jmp trapret
 
+; The debug exception (vector 1) has its own entry too: a process traced
+; by single-stepping raises one on every instruction. debug_intr
+; (trap.c) hands a user-mode step to the profiler and passes anything else
+; to trap(). It takes the frame in eax (regparm).
+vec_debug:
+	push dword 0
+	push dword 1
+	SAVE
+	mov eax, esp
+	call debug_intr
+	jmp trapret
+
 alltraps:
 	SAVE
 	push esp                ; struct trapframe *
@@ -105,6 +117,8 @@ vectors:
 %rep 48
 %if i == 32
 	dd vec_clock
+%elif i == 1
+	dd vec_debug
 %else
 	dd vec %+ i
 %endif

@@ -4,6 +4,7 @@
 #define X86_H
 
 #include <stdint.h>
+#include "trapframe.h"     /* FL_IF, FL_TF */
 
 static inline uint8_t inb(uint16_t port)
 {
@@ -47,9 +48,6 @@ static inline uint32_t read_cr3(void)
 	__asm__ volatile("movl %%cr3, %0" : "=r"(v));
 	return v;
 }
-
-#define FL_IF 0x200
-#define FL_TF 0x100     /* trap flag: a #DB after every instruction */
 
 /* segment selectors (gdt.c) */
 #define SEG_KCODE 1
