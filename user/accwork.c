@@ -131,7 +131,8 @@ static void dosprof_ctl(bool start)
 	       PRF_NOT_INITIALIZED && start && tries++ < 1000)
 		sleep(1);
 	if (r != NO_ERROR) {
-		fprintf(2, "accwork: DosProfile %s: %u\n", start ? "start" : "stop", r);
+		fprintf(2, "accwork: DosProfile %s: %u%s\n", start ? "start" : "stop", r,
+			r == PRF_NOT_INITIALIZED ? " (no session: run it under dosprof -c)" : "");
 		exit(1);
 	}
 }

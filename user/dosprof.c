@@ -347,6 +347,9 @@ static int report(unsigned pid, struct target *mod, unsigned nslots)
 	       "samples %u ticks %u errcnt %u processes %u\n",
 	       r0->r0_flags, r0->r0_shift, r0->r0_idle, r0->r0_vm86, r0->r0_kernel, r0->r0_shrmem,
 	       r0->r0_unknown, samples, r0->r0_reserved1, r0->r0_errcnt, r0->r0_nstruc2);
+	if (o.self && r0->r0_reserved1 == 0)
+		fprintf(2, "dosprof: no tick while the session ran: with -c the command starts it "
+			   "itself, DosProfile(PRF_CM_START, its pid)\n");
 	if (r0->r0_nhitbufs) {
 		printf("hits %u of %u overwritten %u\n", r0->r0_hitbufcnt, r0->r0_nhitbufs,
 		       r0->r0_reserved2);

@@ -84,6 +84,15 @@ def dosprof_driver(m):
     m.check(detail, [r"^global flags 0x0200 shift 12 "])
     for off, want in ((0, 50), (0x1000, 30), (0x2000, 20)):
         near(pages.get(a + off, 0), want, 4, "page 0x%x" % (a + off))
+    # -c: the session is the command's to start; one that never does gets
+    # an empty report and a hint, and accwork without dosprof -c a clear error
+    m.check(m.run("dosprof -c spin 10"),
+            [r"^dosprof: pid \d+ target mt mode count ", r"^global .* samples 0 ticks 0 ",
+             r"^dosprof: no tick while the session ran: with -c the command starts it itself"])
+    m.check(m.run("accwork mix 10 dosprof"),
+            [r"^accwork: DosProfile start: 543 \(no session: run it under dosprof -c\)$"])
+    out = m.run("dosprof -c -m hit accwork mix 20000 dosprof")
+    m.check(out, [r"^hits [1-9]\d* of \d+ overwritten 0$"], forbid=[r"no tick", r"accwork: "])
     # another engine on: the rate is not DosProfile's to set
     m.check(m.run("echo start > /dev/kpctl; dosprof -z 2000 dpwork a:1; echo stop > /dev/kpctl"),
             [r"^dosprof: init: 548 PRF_TIMER_RESET$"])
