@@ -70,9 +70,11 @@ static inline uint32_t mul_of(uint32_t scale)
 
 /* A tick the fast path leaves: one in kernel mode, or one with merged
  * ticks (weight above 1). A kernel-mode tick is charged to the user PC
- * the process will return to. The process may be inside sbrk, between
- * unmapping a page and lowering its break, so the bin is reached through
- * the page table (arch_unmap_user drops the mapping first). */
+ * the process will return to. The kernel may be working on the
+ * process's address space (inside sbrk, between unmapping a page and
+ * lowering the break; at exit; in a switch), so the bin is reached
+ * through the process's own page table, whatever is loaded, and a page
+ * not mapped there loses the sample. */
 static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;

@@ -18,6 +18,11 @@ static inline uint64_t arch_read_tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* The rare cases of the asm below are out of line in .text.fixup, a
+ * section of their own: were they pushed into .text.unlikely, and the
+ * caller itself landed there (a function gcc deems cold), the "out of
+ * line" code would follow the add and its jump back would loop forever. */
+
 /* *c += w, stopping at 0xFFFFFFFF instead of wrapping; what did not fit
  * is added to *lost. The usual case is one add and a branch not taken.
  * The rare case is out of line and borrows w's register through two
@@ -29,7 +34,7 @@ static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 		__asm__("addl $1, %0\n\t"
 			"jc 2f\n"
 			"1:\n\t"
-			".pushsection .text.unlikely\n"
+			".pushsection .text.fixup, \"ax\"\n"
 			"2:\tmovl $-1, %0\n\t"   /* it was full: the 1 did not fit */
 			"incl %1\n\t"
 			"jmp 1b\n\t"
@@ -40,7 +45,7 @@ static inline void arch_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 	__asm__("addl %2, %0\n\t"
 		"jc 2f\n"
 		"1:\n\t"
-		".pushsection .text.unlikely\n"
+		".pushsection .text.fixup, \"ax\"\n"
 		"2:\txchgl %2, %0\n\t"      /* w's register = the wrapped v */
 		"incl %2\n\t"                /* v + 1 did not fit */
 		"addl %2, %1\n\t"
@@ -63,7 +68,7 @@ static inline void arch_user_inc16(uint16_t *b, uint32_t *lost)
 	__asm__ volatile("1:\taddw $1, %0\n\t"
 		"jc 3f\n"
 		"2:\n\t"
-		".pushsection .text.unlikely\n"
+		".pushsection .text.fixup, \"ax\"\n"
 		"3:\tmovw $0xFFFF, %0\n"   /* full: it stays full */
 		"4:\taddl $1, %1\n\t"      /* lost, stopping at 0xFFFFFFFF */
 		"sbbl $0, %1\n\t"

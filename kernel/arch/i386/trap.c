@@ -55,8 +55,9 @@ static void kernel_fault(struct trapframe *tf)
 }
 
 /* A page fault in the kernel is a bug, unless the instruction is one that
- * may touch an unmapped user page on purpose (arch_user_inc16): those are
- * listed with where to go on instead, and the fault resumes there. */
+ * may touch an unmapped user page on purpose (arch_user_inc16), and the
+ * address is a user one: those instructions are listed with where to go
+ * on instead, and the fault resumes there. */
 struct fixup {
 	uint32_t insn, resume;
 };
@@ -64,8 +65,13 @@ extern const struct fixup _extable_start[], _extable_end[];
 
 static bool fixup(struct trapframe *tf)
 {
+	uint32_t va;
+
 	if (tf->trapno != T_PGFLT)
 		return false;
+	va = read_cr2();
+	if (va < USER_BASE || va >= USER_TOP)
+		return false;           /* not a user page: a kernel bug, reported */
 	for (const struct fixup *f = _extable_start; f < _extable_end; f++)
 		if (f->insn == tf->eip) {
 			tf->eip = f->resume;
