@@ -8,13 +8,13 @@
 #include "abi/memlayout.h"
 #include "arch.h"
 #include "clock.h"
+#include "prof/prof.h"
 
 enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
 
 #define KSTACK_SIZE 8192
 
 struct file;
-struct prof_proc;
 
 struct proc {
 	int pid, ppid;          /* ppid 0: orphan, reaped by the kernel */
@@ -32,7 +32,7 @@ struct proc {
 	uint32_t uticks, kticks;        /* clock ticks charged to it */
 	struct file *ofile[NOFILE];
 	char cwd[PATH_MAX];
-	struct prof_proc *prof; /* the profilers' state (kernel/prof/) */
+	struct prof_proc prof;  /* the profilers' state (kernel/prof/) */
 };
 
 extern struct proc procs[NPROC];

@@ -20,7 +20,7 @@ static void ARCH_FASTCALL example_sample(uint32_t pc, struct proc *p, uint32_t f
 	(void)pc;
 	if (!p)
 		return;                 /* the idle loop: no process to charge */
-	c = p->prof->slot[example.id];
+	c = p->prof.slot[example.id];
 	prof_add_sat(&c->all, prof_weight(flags), &c->lost);
 	if (prof_user(flags))
 		prof_add_sat(&c->user, prof_weight(flags), &c->lost);
@@ -29,12 +29,12 @@ static void ARCH_FASTCALL example_sample(uint32_t pc, struct proc *p, uint32_t f
 static void example_spawn(struct proc *p, const struct elf_image *img)
 {
 	(void)img;
-	p->prof->slot[example.id] = memset(&counts[p - procs], 0, sizeof counts[0]);
+	p->prof.slot[example.id] = memset(&counts[p - procs], 0, sizeof counts[0]);
 }
 
 static void example_exit(struct proc *p)
 {
-	struct counts *c = p->prof->slot[example.id];
+	struct counts *c = p->prof.slot[example.id];
 
 	if (example.on)
 		kprintf("example: pid %d (%s): %u samples, %u in user mode; clock charged %u ticks\n",

@@ -42,7 +42,6 @@ static int nuret;
 static struct prof_engine *dbg[PROF_MAXENGINES];       /* on, with a debug hook */
 static int ndbg;
 static bool in_fanout, rebuild_pending;
-static struct prof_proc pstate[NPROC];
 
 static bool sampling(const struct prof_engine *e)
 {
@@ -198,17 +197,15 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 
 void prof_spawn(struct proc *p, const struct elf_image *img)
 {
-	p->prof = &pstate[p - procs];
-	memset(p->prof, 0, sizeof *p->prof);
+	memset(&p->prof, 0, sizeof p->prof);
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->spawn)
 			engines[i]->spawn(p, img);
 }
 
+/* Every process that exits was spawned, so its slots were set up. */
 void prof_exit(struct proc *p)
 {
-	if (!p->prof)
-		return;
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->exit)
 			engines[i]->exit(p);

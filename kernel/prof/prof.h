@@ -39,7 +39,7 @@ struct prof_engine {
 	const char *name;
 	prof_sample_fn sample;                  /* at interrupt time */
 	/* a process was made from img (readable through kernel/elf.h);
-	 * p->prof is set up, p has not run yet. Not at interrupt time. */
+	 * p->prof is cleared, p has not run yet. Not at interrupt time. */
 	void (*spawn)(struct proc *p, const struct elf_image *img);
 	/* p is exiting: its address space and files are still there */
 	void (*exit)(struct proc *p);

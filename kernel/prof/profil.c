@@ -85,7 +85,7 @@ static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struc
 		return;                 /* the idle loop */
 	if (!prof_user(flags))
 		pc = arch_frame_pc(p->tf);
-	s = p->prof->slot[profil.id];
+	s = p->prof.slot[profil.id];
 	if ((d = pc - s->offset) >= s->span)
 		return;                 /* not sampled, or a PC without a bin */
 	b = s->bins + bin_index(d, s->mul);
@@ -116,7 +116,7 @@ static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t fl
 		slow_tick(pc, p, flags);        /* kernel mode, or merged ticks */
 		return;
 	}
-	s = p->prof->slot[profil.id];
+	s = p->prof.slot[profil.id];
 	if ((d = pc - s->offset) >= s->span)
 		return;
 	arch_user_inc16(s->bins + bin_index(d, s->mul), &s->lost);
@@ -129,7 +129,7 @@ static void profil_spawn(struct proc *p, const struct elf_image *img)
 	uint8_t desc[4];
 
 	memset(s, 0, sizeof *s);
-	p->prof->slot[profil.id] = &nobins;
+	p->prof.slot[profil.id] = &nobins;
 	s->linked = elf_find_note(img, GMON_NOTE_OWNER, GMON_NOTE_TYPE, desc, sizeof desc) >= 0;
 }
 
@@ -164,7 +164,7 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 	struct gmonhdr h;
 	uint32_t x;
 
-	if (!p->prof || !s->linked)
+	if (!s->linked)
 		return -EPERM;
 	if (dirfd != -1) {
 		struct file *f = dirfd >= 0 && dirfd < NOFILE ? p->ofile[dirfd] : NULL;
@@ -207,7 +207,7 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 	x = splhi();
 	s->offset = offset;
 	s->mul = mul_of(scale);
-	p->prof->slot[profil.id] = scale ? s : &nobins;
+	p->prof.slot[profil.id] = scale ? s : &nobins;
 	splx(x);
 	return 0;
 }
@@ -265,7 +265,7 @@ static void profil_exit(struct proc *p)
 	if (!s->set)
 		return;
 	x = splhi();
-	p->prof->slot[profil.id] = &nobins;
+	p->prof.slot[profil.id] = &nobins;
 	splx(x);
 	if (--nprofiling == 0)
 		prof_disable(&profil);

@@ -53,12 +53,12 @@ static void hooks_spawn(struct proc *p, const struct elf_image *img)
 		for (uint32_t i = 0; elf_symbol(img, &symtab, i, &sym, name, sizeof name) == 0; i++)
 			if (strcmp(name, "main") == 0)
 				r->main = sym.value;
-	p->prof->slot[hooks.id] = r;
+	p->prof.slot[hooks.id] = r;
 }
 
 static void ARCH_FASTCALL hooks_userret(struct proc *p, struct trapframe *tf)
 {
-	struct rec *r = p->prof->slot[hooks.id];
+	struct rec *r = p->prof.slot[hooks.id];
 	(void)tf;
 	if (r->nspawn != 1 || r->nexit)
 		r->order_bad = true;
@@ -67,7 +67,7 @@ static void ARCH_FASTCALL hooks_userret(struct proc *p, struct trapframe *tf)
 
 static void hooks_exit(struct proc *p)
 {
-	struct rec *r = p->prof->slot[hooks.id];
+	struct rec *r = p->prof.slot[hooks.id];
 	char line[160];
 	int n;
 
