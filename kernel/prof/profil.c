@@ -3,7 +3,7 @@
  * kernel writes for them at exit. include/abi/gmon.h has the layouts.
  *
  * The bin of a PC is ((pc - offset) / 2) * scale / 65536, each division
- * rounding down (toward offset), done in 64 bits so no scale overflows.
+ * rounding down (toward offset), for every scale up to 65536 (bin_index).
  * A tick in user mode adds to the bin of the interrupted PC. A tick in the
  * kernel on the process's behalf (a system call, a fault) adds to the bin
  * of the user PC the process will return to, the PC 4.4BSD's addupc_task
