@@ -188,10 +188,10 @@ static int kids[NKIDS], nkids;
 static uint32_t dp_pid(void)
 {
 	switch (below(8)) {
-	case 0: return 0;
-	case 1: case 2: return mypid;
-	case 3: return nkids ? (uint32_t)kids[below(nkids)] : (uint32_t)mypid;
-	case 4: return 1 + below(mypid > 1 ? mypid - 1 : 1);
+	case 0: case 1: return 0;
+	case 2: case 3: case 4: return mypid;
+	case 5: return nkids ? (uint32_t)kids[below(nkids)] : (uint32_t)mypid;
+	case 6: return 1 + below(mypid > 1 ? mypid - 1 : 1);
 	default: return pid();
 	}
 }
@@ -229,20 +229,34 @@ static uint32_t slot_size(void)
 	}
 }
 
-/* Slots at s: one after another (apart or touching), or anywhere (so
- * likely overlapping), with every sl_mode. */
+/* Slots at s. Most often good ones: one after another from the target's
+ * text, apart or touching, of sizes that fit, with one of them spoilt
+ * now and then (size 0, overlapping, outside, a bad mode). Otherwise
+ * anything: anywhere (so likely overlapping), of any size and sl_mode. */
 static void slots(PRFSLOT *s, uint32_t n, bool kernel)
 {
-	bool apart = below(2);
-	uint32_t at = slot_start(kernel);
+	static const uint32_t modes[] = { 0, PRF_VAHIT, PRF_VATOTAL, PRF_SL_CMFLAGS };
+	bool good = below(8), apart = below(2);
+	uint32_t at = good ? (kernel ? 0x100000 : USER_BASE) + below(4096) : slot_start(kernel);
+	uint32_t most = below(2) ? 64 : 4096;
 
 	for (uint32_t i = 0; i < n; i++) {
-		static const uint32_t modes[] = { 0, PRF_VAHIT, PRF_VATOTAL, PRF_SL_CMFLAGS };
-		s[i].sl_vaddr = apart ? at : slot_start(kernel);
-		s[i].sl_size = below(4) ? slot_size() : 1 + below(64);
-		s[i].sl_mode = below(8) ? modes[below(NELEM(modes))] : value();
-		if (apart)
-			at += s[i].sl_size + (below(2) ? 0 : below(4096));
+		s[i].sl_vaddr = apart || good ? at : slot_start(kernel);
+		if (good)
+			s[i].sl_size = 1 + below(most);
+		else
+			s[i].sl_size = below(4) ? slot_size() : 1 + below(64);
+		s[i].sl_mode = good || below(8) ? modes[below(NELEM(modes))] : value();
+		at += s[i].sl_size + (below(2) ? 0 : below(good ? most : 4096));
+	}
+	if (good && n && below(8) == 0) {
+		PRFSLOT *x = &s[below(n)];
+		switch (below(4)) {
+		case 0: x->sl_size = 0; break;
+		case 1: x->sl_vaddr = s[below(n)].sl_vaddr + below(2); break;
+		case 2: x->sl_vaddr = kernel ? KERN_TOP - below(2) : USER_TOP - below(2); break;
+		default: x->sl_mode = PRF_VAMASK; break;
+		}
 	}
 	last_slots = s, last_nslots = n;
 }
@@ -280,8 +294,9 @@ static uint32_t prfcmd(uint32_t target)
 	if (below(8) == 0) {
 		c->cm_flags = value();
 	} else {
-		c->cm_flags = below(3) | below(3) * PRF_VAHIT;
-		c->cm_flags |= (below(3) ? 0 : PRF_FLGBITS) | (below(3) ? 0 : PRF_WRAP);
+		c->cm_flags = (below(4) ? (target ? below(2) : PRF_KERNEL) : below(3)) |
+			      below(3) * PRF_VAHIT;
+		c->cm_flags |= (below(4) ? 0 : PRF_FLGBITS) | (below(3) ? 0 : PRF_WRAP);
 		if (below(16) == 0)
 			c->cm_flags |= below(2) ? PRFS_RUNNING : 1u << below(16);
 		if (below(16) == 0)
@@ -299,23 +314,23 @@ static uint32_t prfcmd(uint32_t target)
 		slots(c->cm_slots, n < 256 ? n : 256, kernel);
 	}
 	c->cm_nslots = n;
-	switch (below(8)) {
+	switch (below(16)) {
 	case 0: c->cm_bufsz = value(); break;
 	case 1: c->cm_bufsz = below(4); break;
 	case 2: c->cm_bufsz = PRF_MAXBUF - 2 + below(4); break;
-	case 3: c->cm_bufsz = 4 * (1 + below(64 * 1024)); break;
+	case 3: case 4: c->cm_bufsz = 4 * (1 + below(64 * 1024)); break;
 	default: c->cm_bufsz = 4 * (1 + below(1024)); break;
 	}
-	switch (below(6)) {
+	switch (below(12)) {
 	case 0: c->cm_timval = 0; break;
 	case 1: c->cm_timval = value(); break;
 	case 2: { static const uint16_t t[] = { 1, 17, 18, 19, 100, 2000, 10000, 10001, 65535 };
 		c->cm_timval = t[below(NELEM(t))]; break; }
 	default: c->cm_timval = 1000; break;
 	}
-	nflg = below(4) ? 2 + below(254) : below(3);
+	nflg = below(8) ? 2 + below(below(2) ? 8 : 254) : below(3);
 	c->cm_nflgs = nflg;
-	switch (below(8)) {
+	switch (below(16)) {
 	case 0: c->cm_flgbits = (uint8_t *)pointer(); break;
 	case 1: c->cm_flgbits = (uint8_t *)(edge + PGSIZE) - below(nflg + 1); break;
 	default: c->cm_flgbits = flg; break;
@@ -326,7 +341,7 @@ static uint32_t prfcmd(uint32_t target)
 		room = room < nflg ? room : nflg;
 		for (uint32_t i = 0; i < room; i++)
 			c->cm_flgbits[i] = 1 + below(below(2) ? 8 : 255);
-		if (room && below(8) == 0)
+		if (room && below(16) == 0)
 			c->cm_flgbits[below(room)] = 0;
 	}
 	return place(at, c, sizeof *c);
@@ -676,6 +691,13 @@ static void batch(uint32_t seed, uint32_t n, bool verbose)
 			dp_called(&c, r);
 		if (verbose)
 			fprintf(logfd, "= %d\n", r);
+		if (verbose && c.num == SYS_DosProfile && c.a[0] == PRF_CM_INIT &&
+		    c.a[2] == (uint32_t)(dp + 3100)) {
+			const PRFCMD *k = (const PRFCMD *)(dp + 3100);
+			fprintf(logfd, "  PRFCMD slots %p n %u flags 0x%x bufsz %u timval %u flgbits %p n %u\n",
+				k->cm_slots, k->cm_nslots, k->cm_flags, k->cm_bufsz, k->cm_timval,
+				k->cm_flgbits, k->cm_nflgs);
+		}
 	}
 	dp_end(verbose);
 	while (wait(-1, 0, 0) > 0)      /* echo and sleep children */
