@@ -10,7 +10,7 @@ USER_PROGS += dosprof dpwork dptest
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).
-USER_PG := calls hotcold kwork profiltest tickcost accwork
+USER_PG := calls hotcold kwork profiltest tickcost accwork sysfuzz
 
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c gmon.c mcount.S
