@@ -187,11 +187,7 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 	if (s->set && (buf != s->buf || buflen != s->buflen || samplesize != s->samplesize ||
 		       offset != s->offset || (scale && scale != s->scale0)))
 		return -EALREADY;
-	if (dir[0])
-		strlcpy(s->dir, dir, sizeof s->dir);
-	if (!s->set) {
-		if (!scale)
-			return 0;       /* nothing to turn off */
+	if (!s->set && scale) {
 		s->buf = buf, s->buflen = buflen, s->samplesize = samplesize;
 		s->offset = offset, s->scale0 = scale;
 		s->bins = (uint16_t *)(buf + sizeof h);
@@ -204,6 +200,11 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 		if (nprofiling++ == 0)
 			prof_enable(&profil);
 	}
+	/* nothing has failed: only now may the call change what it names */
+	if (dir[0])
+		strlcpy(s->dir, dir, sizeof s->dir);
+	if (!s->set)
+		return 0;               /* scale 0 and no buffer: nothing to turn off */
 	x = splhi();
 	s->offset = offset;
 	s->mul = mul_of(scale);
