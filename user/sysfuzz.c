@@ -22,6 +22,7 @@
 #include "stdlib.h"
 #include "string.h"
 #include "abi/gmon.h"
+#include "xorshift.h"
 
 #define CALLS_DEFAULT 50000
 #define BATCH_DEFAULT 500
@@ -47,10 +48,7 @@ static uint32_t rng;
 
 static uint32_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return xorshift32(&rng);
 }
 
 /* 0 .. n - 1; below(0), for a bound that wrapped around, is any word */

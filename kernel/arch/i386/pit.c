@@ -5,6 +5,7 @@
 #include "i386.h"
 #include "lib.h"
 #include "x86.h"
+#include "xorshift.h"
 
 static uint32_t ch0_div;        /* channel 0's divisor, for arch_pit_restart */
 static void jitter_start(void);
@@ -92,14 +93,6 @@ static int32_t first_off;       /* the offset of the first tick of a pair */
 static bool second;             /* this tick is the second of its pair */
 uint32_t pit_jitter_late;       /* ticks whose place had passed: skipped */
 
-static uint32_t xorshift(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
-}
-
 static void oneshot(uint32_t count)
 {
 	outb(PIT_MODE, 0x30);           /* channel 0, lo/hi byte, mode 0 */
@@ -140,7 +133,7 @@ void pit_jitter_next(void)
 			lattice++;
 		}
 		if (!second) {
-			off = (int32_t)(xorshift() % (pit_jitter_k + 1)) - (int32_t)(pit_jitter_k / 2);
+			off = (int32_t)(xorshift32(&rng) % (pit_jitter_k + 1)) - (int32_t)(pit_jitter_k / 2);
 			first_off = off;
 		} else {        /* half the range away from its partner, wrapped */
 			off = first_off + (int32_t)(pit_jitter_k + 1) / 2;
