@@ -14,6 +14,7 @@
 volatile uint64_t ticks;
 volatile bool need_resched;
 volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later one */
+struct trapframe *clock_frame;  /* written by vectors.asm's clock entry */
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
@@ -208,7 +209,7 @@ static inline uint32_t merged_ticks(void)
  * weight of this tick's sample, charged where this one landed (for a cli
  * section, through splpc, to the code that turned interrupts off), so that
  * section is weighed by its length. */
-void clock_intr(struct trapframe *tf)
+void ARCH_FASTCALL clock_intr(struct trapframe *tf)
 {
 	struct proc *p = curproc();
 	uint32_t n = 1 + merged_ticks();

@@ -2,7 +2,6 @@
  * `key=value` or a bare flag. */
 #include "cmdline.h"
 #include "abi/clock.h"
-#include "abi/kprof.h"
 #include "lib.h"
 
 void cmdline_defaults(struct bootcfg *cfg)
@@ -10,7 +9,6 @@ void cmdline_defaults(struct bootcfg *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->hz = HZ_DEFAULT;
 	cfg->quantum = QUANTUM_DEFAULT;
-	cfg->kprof_res = KPROF_RES_DEFAULT;
 }
 
 struct numkey {
@@ -22,7 +20,6 @@ struct numkey {
 static const struct numkey numkeys[] = {
 	{ "hz", PIT_MIN_HZ, PIT_MAX_HZ, offsetof(struct bootcfg, hz) },
 	{ "quantum", 1, QUANTUM_MAX, offsetof(struct bootcfg, quantum) },
-	{ "kprof.res", 0, KPROF_RES_MAX, offsetof(struct bootcfg, kprof_res) },
 	{ "pit.jitter", 0, 65535, offsetof(struct bootcfg, pit_jitter) },
 };
 
@@ -33,9 +30,49 @@ static const struct boolkey {
 } boolkeys[] = {
 	{ "ktest", offsetof(struct bootcfg, ktest) },
 	{ "pitcheck", offsetof(struct bootcfg, pitcheck) },
-	{ "prof.test", offsetof(struct bootcfg, prof_test) },
-	{ "prof.example", offsetof(struct bootcfg, prof_example) },
 };
+
+extern const struct bootparam _bootparam_start[], _bootparam_end[];
+
+const struct bootparam *bootparam_find(const char *key)
+{
+	for (const struct bootparam *b = _bootparam_start; b < _bootparam_end; b++)
+		if (strcmp(b->key, key) == 0)
+			return b;
+	return NULL;
+}
+
+/* key=N, N in min..max; a bad value leaves *field as it was */
+static int setnum(const char *key, uint32_t *field, uint32_t min, uint32_t max, bool hasval,
+		  const char *val, size_t vlen, bool verbose)
+{
+	uint32_t v;
+
+	if (!hasval || !parse_uint(val, vlen, &v) || v < min || v > max) {
+		if (verbose)
+			kprintf("cmdline: bad value '%.*s' for %s (%u..%u), using %u\n",
+				(int)vlen, val, key, min, max, *field);
+		return 1;
+	}
+	*field = v;
+	return 0;
+}
+
+/* key, or key=on|off|1|0 */
+static int setflag(const char *key, bool *flag, bool hasval, const char *val, size_t vlen,
+		   bool verbose)
+{
+	bool on = !hasval || word_is(val, vlen, "1") || word_is(val, vlen, "on");
+
+	if (!on && !word_is(val, vlen, "0") && !word_is(val, vlen, "off")) {
+		if (verbose)
+			kprintf("cmdline: bad value '%.*s' for %s (on/off), ignored\n",
+				(int)vlen, val, key);
+		return 1;
+	}
+	*flag = on;
+	return 0;
+}
 
 /* failalloc=N or failalloc=START:PERMILLE */
 static int failalloc(const char *val, size_t vlen, struct bootcfg *cfg, bool verbose)
@@ -73,32 +110,22 @@ static int word(const char *w, size_t n, struct bootcfg *cfg, bool verbose)
 
 	for (size_t i = 0; i < NELEM(numkeys); i++) {
 		const struct numkey *k = &numkeys[i];
-		uint32_t *field = (uint32_t *)((char *)cfg + k->off);
-		uint32_t v;
-		if (!word_is(w, eq, k->key))
-			continue;
-		if (eq == n || !parse_uint(val, vlen, &v) || v < k->min || v > k->max) {
-			if (verbose)
-				kprintf("cmdline: bad value '%.*s' for %s (%u..%u), using %u\n",
-					(int)vlen, val, k->key, k->min, k->max, *field);
-			return 1;
-		}
-		*field = v;
-		return 0;
+		if (word_is(w, eq, k->key))
+			return setnum(k->key, (uint32_t *)((char *)cfg + k->off), k->min, k->max,
+				      eq < n, val, vlen, verbose);
 	}
 	for (size_t i = 0; i < NELEM(boolkeys); i++) {
 		const struct boolkey *k = &boolkeys[i];
-		bool on = eq == n || word_is(val, vlen, "1") || word_is(val, vlen, "on");
-		if (!word_is(w, eq, k->key))
+		if (word_is(w, eq, k->key))
+			return setflag(k->key, (bool *)((char *)cfg + k->off), eq < n, val, vlen,
+				       verbose);
+	}
+	for (const struct bootparam *b = _bootparam_start; b < _bootparam_end; b++) {
+		if (!word_is(w, eq, b->key))
 			continue;
-		if (!on && !word_is(val, vlen, "0") && !word_is(val, vlen, "off")) {
-			if (verbose)
-				kprintf("cmdline: bad value '%.*s' for %s (on/off), ignored\n",
-					(int)vlen, val, k->key);
-			return 1;
-		}
-		*(bool *)((char *)cfg + k->off) = on;
-		return 0;
+		if (b->num)
+			return setnum(b->key, b->num, b->min, b->max, eq < n, val, vlen, verbose);
+		return setflag(b->key, b->flag, eq < n, val, vlen, verbose);
 	}
 	if (word_is(w, eq, "crash") && eq < n && vlen < sizeof cfg->crash) {
 		memcpy(cfg->crash, val, vlen);

@@ -31,13 +31,17 @@ void ktest_check(bool ok, const char *what, const char *file, int line)
 static void t_cmdline(void)
 {
 	struct bootcfg c;
+	const struct bootparam *res = bootparam_find("kprof.res");
+	uint32_t res_was = res ? *res->num : 0;
 
 	cmdline_defaults(&c);
 	CHECK(cmdline_parse("", &c, false) == 0);
-	CHECK(c.hz == HZ_DEFAULT && c.quantum == QUANTUM_DEFAULT && c.kprof_res == 0 && !c.ktest);
+	CHECK(c.hz == HZ_DEFAULT && c.quantum == QUANTUM_DEFAULT && !c.ktest);
+	CHECK(res != NULL);
 
+	/* an engine's word (kprof.res, devkprof's) sets the engine's variable */
 	CHECK(cmdline_parse("hz=5000 quantum=20 kprof.res=3 ktest", &c, false) == 0);
-	CHECK(c.hz == 5000 && c.quantum == 20 && c.kprof_res == 3 && c.ktest);
+	CHECK(c.hz == 5000 && c.quantum == 20 && res && *res->num == 3 && c.ktest);
 
 	cmdline_defaults(&c);
 	CHECK(cmdline_parse("  hz=0x3e8\tquantum=7  ", &c, false) == 0);
@@ -51,7 +55,10 @@ static void t_cmdline(void)
 	CHECK(cmdline_parse("hz=", &c, false) == 1);
 	CHECK(cmdline_parse("hz", &c, false) == 1);
 	CHECK(cmdline_parse("hz=99999999999", &c, false) == 1);               /* overflow */
-	CHECK(cmdline_parse("kprof.res=9", &c, false) == 1 && c.kprof_res == 0);
+	CHECK(cmdline_parse("kprof.res=9", &c, false) == 1 && res && *res->num == 3);
+	CHECK(cmdline_parse("prof.test=maybe", &c, false) == 1);
+	if (res)
+		*res->num = res_was;
 	CHECK(cmdline_parse("bogus=1 other", &c, false) == 2);
 	CHECK(cmdline_parse("ktest=maybe", &c, false) == 1);
 	CHECK(cmdline_parse("ktest=off", &c, false) == 0 && !c.ktest);
@@ -398,6 +405,7 @@ static const struct {
 	{ t_ctl, "control_messages" },
 	{ ktest_prof_engines, "profiling_engines" },
 	{ ktest_stack_walk, "stack_walk" },
+	{ ktest_prof_frame, "sample_frame_walk" },
 	{ ktest_profil_bins, "profil_bins" },
 };
 

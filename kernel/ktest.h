@@ -10,6 +10,7 @@ void ktest_check(bool ok, const char *what, const char *file, int line);
 /* tests that live beside what they test */
 void ktest_prof_engines(void);          /* prof/ktest_prof.c */
 void ktest_stack_walk(void);
+void ktest_prof_frame(void);
 void ktest_profil_bins(void);           /* prof/profil.c */
 
 #endif

@@ -90,7 +90,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	devfs_init();
 	devcons_init();
 	sysstat_init();
-	prof_init(&cfg);
+	prof_init();
 	for (int i = 0; i < bi.nmods; i++)
 		if (strcmp(bi.mods[i].name, "initrd") == 0)
 			initrd_init((const void *)bi.mods[i].start, bi.mods[i].end - bi.mods[i].start);

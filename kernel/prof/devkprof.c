@@ -14,6 +14,7 @@
 #include "abi/kprof.h"
 #include "buildid.h"
 #include "clock.h"
+#include "cmdline.h"
 #include "ctl.h"
 #include "dev.h"
 #include "kalloc.h"
@@ -25,6 +26,9 @@
 extern char _text_start[], _text_end[];
 
 static const struct dev kprofdev;
+
+static uint32_t boot_res = KPROF_RES_DEFAULT;
+BOOTPARAM_NUM("kprof.res", boot_res, 0, KPROF_RES_MAX);
 
 static struct {
 	uint32_t total, kernel; /* kpdata's first two words; here, not in buf,
@@ -89,16 +93,17 @@ static int alloc_buf(void)
 	return 0;
 }
 
-/* Zeroes the counts. Sampling is paused instead of interrupts held off:
- * the memset of a res-0 buffer takes long enough to lose ticks. */
+/* Zeroes the counts. Sampling stops meanwhile instead of interrupts being
+ * held off: the memset of a res-0 buffer takes long enough to lose ticks. */
 static void clear(void)
 {
-	prof_pause(&engine);
+	prof_set_sampling(&engine, false);
 	if (kp.bins)
 		memset(kp.bins, 0, buf_size());
 	kp.total = kp.kernel = 0;
 	kp.saturated = 0;
-	prof_resume(&engine);
+	if (kp.on)
+		prof_set_sampling(&engine, true);
 }
 
 static int start(void)
@@ -111,7 +116,8 @@ static int start(void)
 	if (!kp.bins && alloc_buf() < 0)
 		return -ENOMEM;
 	kp.on = true;
-	prof_enable(&engine);
+	prof_set_hold(&engine, true);
+	prof_set_sampling(&engine, true);
 	return 0;
 }
 
@@ -122,14 +128,15 @@ static void stop(void)
 		strlcpy(kp.note, " (stop while off: no change)", sizeof kp.note);
 		return;
 	}
-	prof_disable(&engine);
+	prof_set_sampling(&engine, false);
+	prof_set_hold(&engine, false);
 	kp.on = false;
 }
 
-void kprof_init(uint32_t res)
+void kprof_init(void)
 {
-	kp.res = res;
-	kp.nbins = nbins_for(res);
+	kp.res = boot_res;
+	kp.nbins = nbins_for(kp.res);
 	prof_register(&engine);
 	devfs_register(&kprofdev);
 }

@@ -294,8 +294,8 @@ void dp_unfollow_all(struct dpsess *s)
 		pmask[i] &= ~s->bit;
 }
 
-/* The engine samples while any session runs, and stays on (paused) while
- * any exists, so no other engine changes the rate under a session. */
+/* The engine samples while any session runs, and holds the rate while
+ * any exists, so no other engine changes it under a session. */
 void dp_set_running(struct dpsess *s, bool on)
 {
 	uint32_t x = splhi();
@@ -309,10 +309,7 @@ void dp_set_running(struct dpsess *s, bool on)
 		if (dp_running & dp_sess[i].bit)
 			live[nlive++] = &dp_sess[i];
 	refast();
-	if (dp_running)
-		prof_resume(&dosprof);
-	else
-		prof_pause(&dosprof);
+	prof_set_sampling(&dosprof, dp_running != 0);
 	splx(x);
 }
 
@@ -351,8 +348,7 @@ bool dp_engine_begin(uint32_t timval, int *err)
 	}
 	timval_now = timval;
 	nsessions = 1;
-	prof_enable(&dosprof);
-	prof_pause(&dosprof);
+	prof_set_hold(&dosprof, true);
 	return true;
 }
 
@@ -362,7 +358,7 @@ void dp_engine_end(void)
 		return;
 	if (hz_before)
 		prof_set_hz(&dosprof, hz_before);
-	prof_disable(&dosprof);
+	prof_set_hold(&dosprof, false);
 }
 
 static struct prof_engine dosprof = {
@@ -416,11 +412,11 @@ static const struct dev dpt_dev = {
 	"dosproftest", dpt_tab, NELEM(dpt_tab), NULL, NULL, dpt_read, dpt_write, NULL,
 };
 
-void dosprof_init(bool test)
+void dosprof_init(void)
 {
 	for (int i = 0; i < PRF_MAXSESSIONS; i++)
 		dp_sess[i].bit = 1u << i;
 	prof_register(&dosprof);
-	if (test)
+	if (prof_testing)
 		devfs_register(&dpt_dev);
 }

@@ -1,16 +1,22 @@
-/* The engines built into the kernel: prof_init() registers each. */
+/* The engines built into the kernel, one line each: prof_init() calls
+ * NAME_init() for each, in this order, which is also the order in which
+ * the fan-out calls their samples. An engine's init registers its tables
+ * and devices; its boot words are its own (BOOTPARAM_* in cmdline.h, in
+ * the engine's file). */
 #ifndef PROF_ENGINES_H
 #define PROF_ENGINES_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#define PROF_ENGINES(X) \
+	X(kprof)        /* devkprof.c: /dev/kpctl, /dev/kpdata; kprof.res */ \
+	X(example)      /* example.c: the README's example; prof.example */ \
+	X(profil)       /* profil.c: profil(2) and the gmon files */ \
+	X(dosprof)      /* dosprof.c: DosProfile */ \
+	X(heat)         /* heat.c: /dev/heatctl, /dev/heat */ \
+	X(usample)      /* usample.c: /dev/usample */ \
+	X(testeng)      /* testeng.c: /dev/proftest, with prof.test */
 
-void kprof_init(uint32_t res);          /* devkprof.c */
-void example_init(bool on);             /* example.c */
-void dosprof_init(bool test);           /* dosprof.c: DosProfile; prof.test adds /dev/dosproftest */
-void testeng_init(void);                /* testeng.c: /dev/proftest */
-void profil_init(void);                 /* profil.c: profil(2) */
-void heat_init(void);                   /* heat.c: /dev/heatctl, /dev/heat */
-void usample_init(void);                /* usample.c: /dev/usample */
+#define X(name) void name##_init(void);
+PROF_ENGINES(X)
+#undef X
 
 #endif

@@ -2,6 +2,7 @@
  * each process gets and prints them when it exits, beside the ticks the
  * clock charged to it. Boot with prof.example to turn it on. */
 #include "clock.h"
+#include "cmdline.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
@@ -12,6 +13,8 @@ struct counts {
 };
 static struct counts counts[NPROC];
 static struct prof_engine example;
+static bool on_at_boot;
+BOOTPARAM_FLAG("prof.example", on_at_boot);
 
 static void ARCH_FASTCALL example_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
@@ -36,7 +39,7 @@ static void example_exit(struct proc *p)
 {
 	struct counts *c = p->prof.slot[example.id];
 
-	if (example.on)
+	if (example.sampling)
 		kprintf("example: pid %d (%s): %u samples, %u in user mode; clock charged %u ticks\n",
 			p->pid, p->name, c->all, c->user, p->uticks + p->kticks);
 }
@@ -46,9 +49,11 @@ static struct prof_engine example = {
 	.spawn = example_spawn, .exit = example_exit,
 };
 
-void example_init(bool on)
+void example_init(void)
 {
 	prof_register(&example);
-	if (on)
-		prof_enable(&example);
+	if (on_at_boot) {
+		prof_set_hold(&example, true);
+		prof_set_sampling(&example, true);
+	}
 }

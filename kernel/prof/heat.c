@@ -41,11 +41,6 @@ static struct heat_rec *currec;         /* its record; NULL: the slow path */
 static bool have_cur;                   /* cur is valid */
 static uint64_t t0;                     /* TSC when cur started, 0: unknown */
 
-static void ARCH_FASTCALL nosample(uint32_t pc, struct proc *p, uint32_t flags)
-{
-	(void)pc, (void)p, (void)flags;
-}
-
 /* heat.minstep is NOSTEP until a step has been timed */
 #define NOSTEP (~0ull)
 
@@ -232,18 +227,19 @@ static void heat_exit(struct proc *p)
 		heat_stop(p->killed ? "stopped: the process was killed" :
 			  "stopped: the process exited");
 	if (heat.parent == p->pid)      /* armed, and the parent is gone */
-		heat_stop("stopped");   /* the engine off: it would hold the rate */
+		heat_stop("stopped");   /* and the rate is free again */
 }
 
 static struct prof_engine engine = {
-	.name = "heat", .sample = nosample,
+	.name = "heat",
 	.spawn = heat_spawn, .exit = heat_exit,
 	.userret = heat_userret, .debug = heat_debug,
 };
 
 /* Throws the old heat away and traces pid from its next return to user
- * mode. The engine is on (for its hooks) but paused: it takes no clock
- * samples, so the clock pays nothing for it. */
+ * mode. The engine wants its hooks and holds the rate (heat's durations
+ * are in the clock's terms too); it takes no clock samples, so the clock
+ * pays nothing for it. */
 int heat_trace_pid(int pid)
 {
 	struct proc *p = NULL;
@@ -265,8 +261,8 @@ int heat_trace_pid(int pid)
 	currec = NULL;
 	t0 = 0;
 	heat.tracing = true;
-	prof_pause(&engine);
-	prof_enable(&engine);
+	prof_set_hold(&engine, true);
+	prof_set_hooks(&engine, true);
 	return 0;
 }
 
@@ -278,8 +274,7 @@ int heat_trace_child(int parent)
 	if ((r = heattab_init()) < 0)
 		return r;
 	heat.parent = parent;
-	prof_pause(&engine);
-	prof_enable(&engine);           /* for the spawn hook's sake: it runs anyway */
+	prof_set_hold(&engine, true);   /* from now: the child runs at this rate */
 	return 0;
 }
 
@@ -296,7 +291,8 @@ void heat_stop(const char *why)
 	if (heat.tracing)
 		strlcpy(heat.why, why, sizeof heat.why);
 	heat.tracing = false;
-	prof_disable(&engine);
+	prof_set_hooks(&engine, false);
+	prof_set_hold(&engine, false);
 	splx(s);
 }
 

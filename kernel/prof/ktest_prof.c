@@ -34,9 +34,9 @@ static void ARCH_FASTCALL sample_b(uint32_t pc, struct proc *p, uint32_t flags)
 static struct prof_engine eng_a = { .name = "ktest.a", .sample = sample_a };
 static struct prof_engine eng_b = { .name = "ktest.b", .sample = sample_b };
 
-static void disable_b(void) { prof_disable(&eng_b); }
-static void disable_a(void) { prof_disable(&eng_a); }
-static void enable_b(void) { prof_enable(&eng_b); }
+static void disable_b(void) { prof_set_sampling(&eng_b, false); }
+static void disable_a(void) { prof_set_sampling(&eng_a, false); }
+static void enable_b(void) { prof_set_sampling(&eng_b, true); }
 
 /* one clock tick as the clock delivers it, in kernel mode at pc */
 static void tick(uint32_t pc, uint32_t weight)
@@ -57,13 +57,13 @@ void ktest_prof_engines(void)
 	CHECK(prof_sampler() == NULL);
 
 	/* one engine: the clock calls it directly */
-	prof_enable(&eng_a);
+	prof_set_sampling(&eng_a, true);
 	CHECK(prof_sampler() == sample_a);
 	tick(0x1234, 1);
 	CHECK(seen_a.n == 1 && seen_a.pc == 0x1234 && seen_a.p == procs && !prof_user(seen_a.flags));
 
 	/* two: a fan-out, and both see the same sample, splpc applied once */
-	prof_enable(&eng_b);
+	prof_set_sampling(&eng_b, true);
 	CHECK(prof_sampler() != sample_a && prof_sampler() != sample_b && prof_sampler() != NULL);
 	splpc = 0x5678;
 	tick((uint32_t)splx_landing, 3);
@@ -71,11 +71,11 @@ void ktest_prof_engines(void)
 	CHECK(seen_a.flags == seen_b.flags && prof_weight(seen_b.flags) == 3 && seen_a.p == seen_b.p);
 	CHECK(seen_a.n == 2 && seen_b.n == 1 && seen_a.weight == 4 && seen_b.weight == 3);
 
-	/* paused: no samples, and back */
-	prof_pause(&eng_b);
+	/* b stops sampling: no samples, and back */
+	prof_set_sampling(&eng_b, false);
 	CHECK(prof_sampler() == sample_a);
 	tick(0x1000, 1);
-	prof_resume(&eng_b);
+	prof_set_sampling(&eng_b, true);
 	tick(0x1000, 1);
 	CHECK(seen_a.n == 4 && seen_b.n == 2);
 
@@ -102,18 +102,91 @@ void ktest_prof_engines(void)
 	tick(0x3000, 1);
 	CHECK(seen_a.n == 8 && seen_b.n == 5);
 
-	/* the rate has one owner: b is on, so a may not change it, b may */
-	prof_enable(&eng_a);
+	/* the rate: b holds it, so a may not change it, b may; sampling has
+	 * nothing to do with it */
+	prof_set_hold(&eng_b, true);
+	prof_set_hold(&eng_a, true);
 	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);
-	prof_disable(&eng_a);
-	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);      /* b is still on */
+	prof_set_hold(&eng_a, false);
+	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);      /* b still holds it */
 	CHECK(prof_set_hz(&eng_b, 18) == -EINVAL);
-	prof_disable(&eng_b);
-	CHECK(prof_set_hz(&eng_a, 500) == 0);
+	prof_set_sampling(&eng_b, false);
 	CHECK(prof_sampler() == NULL);
+	CHECK(prof_set_hz(&eng_a, 500) == -EBUSY);      /* not sampling, still held */
+	prof_set_hold(&eng_b, false);
+	CHECK(prof_set_hz(&eng_a, 500) == 0);
+	/* holding alone samples nothing, and hooks alone neither */
+	prof_set_hold(&eng_a, true);
+	prof_set_hooks(&eng_a, true);
+	CHECK(prof_sampler() == NULL);
+	prof_set_hooks(&eng_a, false);
+	prof_set_hold(&eng_a, false);
 	tick(0x4000, 1);
 	CHECK(seen_a.n == 8 && seen_b.n == 5);
 	splpc = was_splpc;
+}
+
+/* A stack engine's walk: the interrupted PC, then the frame-pointer chain
+ * from the sample's frame. */
+#define WALKMAX 6
+static uint32_t walked[WALKMAX];
+/* volatile: the compiler cannot see that tick_here() reaches the sample */
+static volatile int nwalked;
+
+static void ARCH_FASTCALL sample_walk(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	struct trapframe *tf = prof_frame();
+	(void)p, (void)flags;
+
+	walked[0] = pc;
+	nwalked = 1 + arch_stack_walk_kernel(arch_frame_fp(tf), walked + 1, WALKMAX - 1);
+}
+
+static struct prof_engine eng_walk = { .name = "ktest.walk", .sample = sample_walk };
+static struct prof_engine eng_beside = { .name = "ktest.beside", .sample = sample_b };
+
+/* a clock tick at a known place: its caller is the walk's second frame */
+__attribute__((noinline)) static uint32_t tick_here(void)
+{
+	arch_raise_clock();
+	return (uint32_t)__builtin_return_address(0);
+}
+
+/* The walk from the sample's frame gives the same frames whatever engines
+ * are on: alone (the clock calls the engine directly) and beside another
+ * (through the fan-out, one frame more between the clock and the engine). */
+void ktest_prof_frame(void)
+{
+	uint32_t alone[WALKMAX], ret;
+	int nalone;
+
+	prof_register(&eng_walk);
+	prof_register(&eng_beside);
+	prof_set_sampling(&eng_walk, true);
+	CHECK(prof_sampler() == sample_walk);
+	nwalked = 0;
+	ret = tick_here();
+	__asm__ volatile("" ::: "memory");
+	CHECK(nwalked >= 3);
+	/* the tick landed in tick_here, and the next frame is its caller */
+	CHECK(walked[0] > (uint32_t)tick_here && walked[0] < (uint32_t)tick_here + 64);
+	CHECK(walked[1] == ret);
+	memcpy(alone, walked, sizeof alone);
+	nalone = nwalked;
+
+	prof_set_sampling(&eng_beside, true);
+	CHECK(prof_sampler() != sample_walk && prof_sampler() != NULL);
+	nwalked = 0;
+	ret = tick_here();
+	__asm__ volatile("" ::: "memory");
+	CHECK(nwalked == nalone && walked[1] == ret);
+	CHECK(walked[0] == alone[0]);
+	/* from the second frame on only the call site of tick_here differs */
+	for (int i = 2; i < nwalked && i < nalone; i++)
+		CHECK(walked[i] == alone[i]);
+	prof_set_sampling(&eng_beside, false);
+	prof_set_sampling(&eng_walk, false);
+	CHECK(prof_sampler() == NULL);
 }
 
 /* A user address space with two mapped stack pages; frames are written

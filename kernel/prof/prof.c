@@ -19,7 +19,11 @@
  * dbg[]) and pointers (prof_userret_hook, prof_debug_hook), rebuilt with
  * live[]: one engine's hook is called directly, several through a fan-out
  * that runs with interrupts off and defers a rebuild made by a hook (an
- * engine that stops itself, out of memory) in the same way. */
+ * engine that stops itself, out of memory) in the same way.
+ *
+ * An engine's three switches (sampling, hooks, the rate hold) are three
+ * flags: each setter changes one and rebuilds, so no order of calls
+ * matters and none leaves another switch changed. */
 #include "clock.h"
 #include "prof/prof.h"
 #include "abi/clock.h"
@@ -43,10 +47,8 @@ static struct prof_engine *dbg[PROF_MAXENGINES];       /* on, with a debug hook 
 static int ndbg;
 static bool in_fanout, rebuild_pending;
 
-static bool sampling(const struct prof_engine *e)
-{
-	return e->on && !e->paused;
-}
+bool prof_testing;
+BOOTPARAM_FLAG("prof.test", prof_testing);
 
 static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
 static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf);
@@ -63,11 +65,11 @@ static void rebuild(void)
 	nlive = nuret = ndbg = 0;
 	for (int i = 0; i < nengines; i++) {
 		struct prof_engine *e = engines[i];
-		if (sampling(e))
+		if (e->sampling)
 			live[nlive++] = e;
-		if (e->on && e->userret)
+		if (e->hooked && e->userret)
 			uret[nuret++] = e;
-		if (e->on && e->debug)
+		if (e->hooked && e->debug)
 			dbg[ndbg++] = e;
 	}
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
@@ -92,7 +94,7 @@ static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 
 	in_fanout = true;
 	for (; e < end; e++)
-		if (__builtin_expect(!rebuild_pending, 1) || sampling(*e))
+		if (__builtin_expect(!rebuild_pending, 1) || (*e)->sampling)
 			(*e)->sample(pc, p, flags);
 	fanout_done();
 }
@@ -105,7 +107,7 @@ static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf)
 
 	in_fanout = true;
 	for (int i = 0; i < nuret; i++)
-		if (uret[i]->on)
+		if (uret[i]->hooked)
 			uret[i]->userret(p, tf);
 	fanout_done();
 	splx(s);
@@ -126,7 +128,7 @@ static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf)
 
 	in_fanout = true;
 	for (int i = 0; i < ndbg && !took; i++)
-		if (dbg[i]->on)
+		if (dbg[i]->hooked)
 			took = dbg[i]->debug(p, tf);
 	fanout_done();
 	return took;
@@ -141,10 +143,8 @@ void prof_register(struct prof_engine *e)
 {
 	if (nengines == PROF_MAXENGINES)
 		panic("prof: more than %d engines", PROF_MAXENGINES);
-	if (!e->sample)
-		panic("prof: engine %s has no sample function", e->name);
 	e->id = nengines;
-	e->on = e->paused = false;
+	e->sampling = e->hooked = e->holding = false;
 	engines[nengines++] = e;
 }
 
@@ -162,20 +162,21 @@ static void set(bool *flag, bool v)
  * fall on the same instructions in every run; otherwise the phase would
  * depend on when the host's keystrokes arrived. An engine that joins
  * others leaves their phase alone. */
-void prof_enable(struct prof_engine *e)
+void prof_set_sampling(struct prof_engine *e, bool on)
 {
-	if (!prof_tick && !e->paused)
+	if (on && !e->sample)
+		panic("prof: engine %s has no sample function", e->name);
+	if (on && !prof_tick)
 		clock_restart_phase();
-	set(&e->on, true);
+	set(&e->sampling, on);
 }
 
-void prof_disable(struct prof_engine *e) { set(&e->on, false); }
-void prof_pause(struct prof_engine *e) { set(&e->paused, true); }
-void prof_resume(struct prof_engine *e) { set(&e->paused, false); }
+void prof_set_hooks(struct prof_engine *e, bool on) { set(&e->hooked, on); }
+void prof_set_hold(struct prof_engine *e, bool on) { set(&e->holding, on); }
 
 /* One rate for all: the rate decides what a sample means (the gmon file's
  * profrate, a DosProfile timer value), so it may not change under an
- * engine that is recording. The engine that asks may be on itself. */
+ * engine that holds it. The engine that asks may hold it itself. */
 int prof_set_hz(struct prof_engine *e, uint32_t hz)
 {
 	uint32_t s;
@@ -186,7 +187,7 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 		return -ERANGE;
 	s = splhi();
 	for (int i = 0; i < nengines; i++)
-		if (engines[i] != e && engines[i]->on) {
+		if (engines[i] != e && engines[i]->holding) {
 			splx(s);
 			return -EBUSY;
 		}
@@ -211,15 +212,11 @@ void prof_exit(struct proc *p)
 			engines[i]->exit(p);
 }
 
-/* Registers the engines built into the kernel, in a fixed order. */
-void prof_init(const struct bootcfg *cfg)
+/* Starts the engines built into the kernel, in the order of their list,
+ * which is the fan-out's order. */
+void prof_init(void)
 {
-	kprof_init(cfg->kprof_res);
-	example_init(cfg->prof_example);
-	profil_init();
-	dosprof_init(cfg->prof_test);
-	heat_init();
-	usample_init();
-	if (cfg->prof_test)
-		testeng_init();
+#define X(name) name##_init();
+	PROF_ENGINES(X)
+#undef X
 }

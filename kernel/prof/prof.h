@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch.h"
+#include "clock.h"
 
 struct proc;
 struct elf_image;
@@ -20,12 +21,20 @@ struct elf_image;
  *          the weight: 1, plus the ticks merged into this one while
  *          interrupts were off. A user-mode tick's flags are its weight
  *          alone, which keeps the common case cheapest.
- * An engine that walks stacks finds the user frame in p->tf (the frame of
- * the trap that entered the kernel from user mode, for a kernel-mode tick
- * too) and the kernel's through its own frame pointer. */
+ * The whole interrupted frame is prof_frame(): an engine that walks the
+ * stack starts from it, never from its own frame pointer (the fan-out
+ * and the clock put a varying number of frames in between). */
 #define PROF_KERNEL 0x80000000u
 static inline bool prof_user(uint32_t flags) { return !(flags & PROF_KERNEL); }
 static inline uint32_t prof_weight(uint32_t flags) { return flags & ~PROF_KERNEL; }
+
+/* The frame of the clock interrupt being sampled: the registers of the
+ * interrupted code, kernel or user (arch_frame_pc, arch_frame_fp). The
+ * clock's entry stub stores it before it calls the clock, in place of an
+ * argument it no longer pushes, so no engine pays for it. Valid only
+ * inside a sample function. For a kernel-mode tick, the process's user
+ * registers are p->tf, the frame of the trap that entered the kernel. */
+static inline struct trapframe *prof_frame(void) { return clock_frame; }
 
 typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
 /* the return-to-user and single-step hooks: arguments in registers too,
@@ -33,8 +42,8 @@ typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH
 typedef void (*prof_userret_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
 typedef bool (*prof_debug_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
 
-/* An engine: a table of functions, each optional but sample. The fields
- * after the line are prof.c's. */
+/* An engine: a table of functions, each optional. The fields after the
+ * line are prof.c's. */
 struct prof_engine {
 	const char *name;
 	prof_sample_fn sample;                  /* at interrupt time */
@@ -43,17 +52,19 @@ struct prof_engine {
 	void (*spawn)(struct proc *p, const struct elf_image *img);
 	/* p is exiting: its address space and files are still there */
 	void (*exit)(struct proc *p);
-	/* p is about to return to user mode (only while the engine is on).
-	 * Interrupts may be on. */
+	/* p is about to return to user mode (only while the engine's hooks
+	 * are on). Interrupts may be on. */
 	prof_userret_fn userret;
 	/* a single step in user mode: the trap flag's debug exception (the
 	 * arch code has told it from other #DBs); true if the engine took
 	 * it, and then the userret hooks run and p goes straight back to
-	 * user mode. Only while the engine is on; interrupts are off. */
+	 * user mode. Only while the engine's hooks are on; interrupts off. */
 	prof_debug_fn debug;
 	/* ---- */
 	int id;                 /* index in each process's slot array */
-	bool on, paused;
+	bool sampling;          /* the clock calls sample */
+	bool hooked;            /* userret and debug run */
+	bool holding;           /* holds the clock rate */
 };
 
 /* Each process's profiling state. An engine keeps its own per-process data
@@ -64,19 +75,29 @@ struct prof_proc {
 	void *slot[PROF_MAXENGINES];
 };
 
-/* Registration, at boot: after it the engine's lifecycle hooks run. */
+/* Registration, at boot: after it the engine's lifecycle hooks (spawn,
+ * exit) run, whatever else is on. */
 void prof_register(struct prof_engine *e);
 
-/* Sampling on and off. Safe in any order, with interrupts on or off, and
- * from inside a sample function (see prof.c). */
-void prof_enable(struct prof_engine *e);
-void prof_disable(struct prof_engine *e);
-void prof_pause(struct prof_engine *e);         /* on, but no samples */
-void prof_resume(struct prof_engine *e);
+/* Three switches, each independent of the others, each safe in any order,
+ * with interrupts on or off, and from inside a sample or hook (see prof.c):
+ *   sampling   the clock calls e->sample on every tick
+ *   hooks      e->userret and e->debug run
+ *   hold       e holds the clock rate: no other engine may change it
+ * An engine that records samples holds the rate while it records, since
+ * the rate is what a sample means; one that only traces (heat) wants its
+ * hooks and the rate, and no samples. */
+void prof_set_sampling(struct prof_engine *e, bool on);
+void prof_set_hooks(struct prof_engine *e, bool on);
+void prof_set_hold(struct prof_engine *e, bool on);
 
-/* The clock rate has one owner at a time: an engine may change it only
- * while no other engine is on. 0 or -EBUSY (or -EINVAL for a bad rate). */
+/* The clock rate: an engine may change it only while no other engine
+ * holds it. 0 or -EBUSY (or -EINVAL for a bad rate, -ERANGE above the
+ * clock's ceiling). */
 int prof_set_hz(struct prof_engine *e, uint32_t hz);
+
+/* The boot option prof.test: the test engines and devices are present. */
+extern bool prof_testing;
 
 /* ---- called by the clock, proc.c, spawn.c and trap.c, never by name ---- */
 
@@ -148,8 +169,7 @@ static inline void prof_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)
 	arch_add_sat(c, w, lost);
 }
 
-/* registers the engines built into the kernel (engines.h), at boot */
-struct bootcfg;
-void prof_init(const struct bootcfg *cfg);
+/* starts the engines built into the kernel (engines.h), at boot */
+void prof_init(void);
 
 #endif

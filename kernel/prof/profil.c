@@ -197,8 +197,10 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 		if (copyout(buf, &h, sizeof h) < 0)
 			return -EFAULT;
 		s->set = true;
-		if (nprofiling++ == 0)
-			prof_enable(&profil);
+		if (nprofiling++ == 0) {
+			prof_set_hold(&profil, true);
+			prof_set_sampling(&profil, true);
+		}
 	}
 	/* nothing has failed: only now may the call change what it names */
 	if (dir[0])
@@ -268,8 +270,10 @@ static void profil_exit(struct proc *p)
 	x = splhi();
 	p->prof.slot[profil.id] = &nobins;
 	splx(x);
-	if (--nprofiling == 0)
-		prof_disable(&profil);
+	if (--nprofiling == 0) {
+		prof_set_sampling(&profil, false);
+		prof_set_hold(&profil, false);
+	}
 	header(s, &h);
 	if (!s->dir[0])
 		vfs_mkdir(GMON_PROFDIR);        /* EEXIST is fine */

@@ -30,6 +30,7 @@ static char log[8192];
 static uint32_t loglen, logdropped;
 static struct prof_engine hooks, noop;
 
+/* samples and does nothing */
 static void ARCH_FASTCALL nothing(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	(void)pc, (void)p, (void)flags;
@@ -74,7 +75,7 @@ static void hooks_exit(struct proc *p)
 	if (r->nspawn != 1 || r->nexit)
 		r->order_bad = true;
 	r->nexit++;
-	if (!hooks.on)
+	if (!hooks.hooked)
 		return;
 	n = ksnprintf(line, sizeof line,
 		      "pid %d (%s) spawn %u userret %u exit %u order %s build-id %s main 0x%08x\n",
@@ -89,7 +90,7 @@ static void hooks_exit(struct proc *p)
 }
 
 static struct prof_engine hooks = {
-	.name = "test.hooks", .sample = nothing,
+	.name = "test.hooks",
 	.spawn = hooks_spawn, .userret = hooks_userret, .exit = hooks_exit,
 };
 static struct prof_engine noop = { .name = "test.noop", .sample = nothing };
@@ -125,6 +126,7 @@ static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_
 {
 	struct ctlmsg m;
 	struct prof_engine *e;
+	bool on;
 	int r;
 	(void)id, (void)f, (void)off;
 
@@ -142,10 +144,14 @@ static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_
 		e = &noop;
 	else
 		return -EINVAL;
-	if (ctl_is(&m, 1, "on"))
-		prof_enable(e);
+	/* on: what the engine has (hooks, samples), and the rate, as an
+	 * engine that records would */
+	on = ctl_is(&m, 1, "on");
+	prof_set_hold(e, on);
+	if (e->sample)
+		prof_set_sampling(e, on);
 	else
-		prof_disable(e);
+		prof_set_hooks(e, on);
 	return n;
 }
 
@@ -161,6 +167,8 @@ static const struct dev proftestdev = {
 
 void testeng_init(void)
 {
+	if (!prof_testing)
+		return;
 	prof_register(&hooks);
 	prof_register(&noop);
 	devfs_register(&proftestdev);

@@ -40,9 +40,16 @@ static void ARCH_FASTCALL us_sample(uint32_t pc, struct proc *p, uint32_t flags)
 	dropped += prof_weight(flags);
 }
 
+/* sampling and the rate hold go on and off together */
+static void run(bool on)
+{
+	prof_set_hold(&engine, on);
+	prof_set_sampling(&engine, on);
+}
+
 static void clear(void)
 {
-	prof_disable(&engine);
+	run(false);
 	target = NULL;
 	parent = 0;
 	memset(slot, 0, sizeof slot);
@@ -55,14 +62,14 @@ static void us_spawn(struct proc *p, const struct elf_image *img)
 	if (parent && p->ppid == parent) {
 		parent = 0;
 		target = p;
-		prof_enable(&engine);
+		run(true);
 	}
 }
 
 static void us_exit(struct proc *p)
 {
 	if (p == target) {
-		prof_disable(&engine);
+		run(false);
 		target = NULL;
 	}
 	if (p->pid == parent)
@@ -94,11 +101,11 @@ static int ctl(const char *buf, uint32_t n)
 				target = &procs[i];
 		if (!target)
 			return -ESRCH;
-		prof_enable(&engine);
+		run(true);
 		return 0;
 	}
 	if (ctl_cmd(&m, "stop", 0)) {
-		prof_disable(&engine);
+		run(false);
 		target = NULL;
 		parent = 0;
 		return 0;

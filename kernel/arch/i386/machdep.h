@@ -104,6 +104,9 @@ static inline void arch_pit_tick(void)
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
+/* for tests: the clock's interrupt, raised in software at this point, goes
+ * through the same entry and frame as the timer's */
+static inline void arch_raise_clock(void) { __asm__ volatile("int $32" ::: "memory"); }
 
 /* single-stepping from the frame's return on: a #DB after every user
  * instruction. Inline: a traced process sets it on every step. */
