@@ -209,15 +209,15 @@ static inline uint32_t merged_ticks(void)
  * weight of this tick's sample, charged where this one landed (for a cli
  * section, through splpc, to the code that turned interrupts off), so that
  * section is weighed by its length. */
-void ARCH_FASTCALL clock_intr(struct trapframe *tf)
+void clock_intr(void)
 {
 	struct proc *p = curproc();
 	uint32_t n = 1 + merged_ticks();
-	bool user = arch_frame_user(tf);
+	bool user = arch_frame_user(clock_frame);
 	uint64_t now;
 
 	arch_clock_eoi();       /* before this tick may switch processes */
-	prof_clock_tick(tf, p, user, n);
+	prof_clock_tick(clock_frame, p, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;
 	if (p) {
@@ -236,7 +236,7 @@ void ARCH_FASTCALL clock_intr(struct trapframe *tf)
 			yield();
 		if (p->killed)
 			proc_exit(WSTATUS_KILLED);
-		prof_userret(p, tf);
+		prof_userret(p, clock_frame);
 	}
 }
 

@@ -26,11 +26,12 @@ uint64_t clock_ms_to_ticks(uint32_t ms);
 /* a * b / c (rounded up if up) without overflow in a * b; saturates */
 uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up);
 
-/* the tick: vectors.asm calls it for IRQ 0, with the frame in a register;
- * from user mode it may switch to the next process, or end a killed one */
-void clock_intr(struct trapframe *tf) ARCH_FASTCALL;
+/* the tick: vectors.asm calls it for IRQ 0, with the interrupted frame in
+ * clock_frame; from user mode it may switch to the next process, or end a
+ * killed one */
+void clock_intr(void);
 /* the frame of the tick being handled, stored by the entry stub before
- * clock_intr runs: the profiler's sample frame (prof_frame) */
+ * clock_intr runs; the profiler's sample frame too (prof_frame) */
 extern struct trapframe *clock_frame;
 void clock_new_slice(void);             /* the scheduler switched */
 
