@@ -41,9 +41,9 @@ static struct prof_engine *engines[PROF_MAXENGINES];   /* registered */
 static int nengines;
 static struct prof_engine *live[PROF_MAXENGINES];      /* sampling now */
 static int nlive;
-static struct prof_engine *uret[PROF_MAXENGINES];      /* on, with a userret hook */
+static struct prof_engine *uret[PROF_MAXENGINES];      /* hooks on, with a userret hook */
 static int nuret;
-static struct prof_engine *dbg[PROF_MAXENGINES];       /* on, with a debug hook */
+static struct prof_engine *dbg[PROF_MAXENGINES];       /* hooks on, with a debug hook */
 static int ndbg;
 static bool in_fanout, rebuild_pending;
 

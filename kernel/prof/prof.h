@@ -130,7 +130,7 @@ void prof_spawn(struct proc *p, const struct elf_image *img);
 void prof_exit(struct proc *p);
 
 /* The return-to-user and single-step hooks, like prof_tick: NULL while no
- * engine that is on has the hook, that engine's own function while one
+ * engine with its hooks on has it, that engine's own function while one
  * has, a fan-out while several have. Only prof.c writes them. So the trap
  * path pays one load and one branch while nobody wants them, and a traced
  * process's step reaches its engine with no loop in between. */
