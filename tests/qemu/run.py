@@ -6,6 +6,7 @@ import argparse
 import concurrent.futures
 import glob
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +22,9 @@ import harness  # noqa: E402
 import qemu     # noqa: E402
 
 LOGDIR = harness.build_path("test-logs")
+# each test's time in its last run, so that the slowest start first and the
+# suite's wall-clock time is not decided by a slow test started last
+TIMES = harness.build_path("test-times.json")
 
 # The sources each tested build output is made from: files with these
 # endings under these folders (the Makefile has the details). The host
@@ -106,6 +110,26 @@ def selected(tests, names):
     return [t for t in tests if any(n in t.name for n in names)]
 
 
+def load_times():
+    try:
+        with open(TIMES) as f:
+            return {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def save_times(times):
+    os.makedirs(os.path.dirname(TIMES), exist_ok=True)
+    with open(TIMES + ".tmp", "w") as f:
+        json.dump(times, f, indent=0, sort_keys=True)
+    os.replace(TIMES + ".tmp", TIMES)
+
+
+def slowest_first(tests, times):
+    """Longest last time first; a test never timed goes by its time-out."""
+    return sorted(tests, key=lambda t: -times.get(t.name, t.timeout / 4))
+
+
 def run_one(t):
     """Runs one test; returns (ok, report lines)."""
     scratch = tempfile.mkdtemp(prefix="kprof-test-")
@@ -139,7 +163,7 @@ def run_one(t):
             if os.path.exists(f):
                 os.remove(f)
         shutil.rmtree(scratch, ignore_errors=True)
-        return True, ["== %s: ok (%.1fs)" % (t.name, secs)]
+        return True, ["== %s: ok (%.1fs)" % (t.name, secs)], secs
 
     lines = ["== %s: FAILED (%s)" % (t.name, reason), "   after %.1fs" % secs]
     text = m.raw_transcript() if t.qemu else m.text   # the sentinels show what was waited for
@@ -160,14 +184,16 @@ def run_one(t):
     lines.append("   last lines of output:")
     lines += ["   | " + l for l in tail]
     shutil.rmtree(scratch, ignore_errors=True)
-    return False, lines
+    return False, lines, secs
 
 
 def main():
     ap = argparse.ArgumentParser(description="kprof-os test suite")
     ap.add_argument("names", nargs="*", metavar="NAME", help="run tests whose name contains NAME")
     ap.add_argument("--list", action="store_true", help="list the tests and exit")
-    ap.add_argument("-j", type=int, default=1, metavar="N", help="run N tests at a time")
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="run N tests at a time (default: the number of CPUs); "
+                         "each test has its own QEMU")
     ap.add_argument("--no-make", action="store_true",
                     help="do not run make first (make test has just built); still refuse a stale build")
     args = ap.parse_args()
@@ -192,12 +218,15 @@ def main():
     lock = threading.Lock()
     passed = failed = 0
     start = time.monotonic()
+    times = load_times()
+    tests = slowest_first(tests, times)
 
     def one(t):
         nonlocal passed, failed
-        ok, lines = run_one(t)
+        ok, lines, secs = run_one(t)
         with lock:
             print("\n".join(lines), flush=True)
+            times[t.name] = round(secs, 1)
             if ok:
                 passed += 1
             else:
@@ -206,7 +235,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
         for f in [pool.submit(one, t) for t in tests]:
             f.result()
-    print("total %.1fs" % (time.monotonic() - start))
+    save_times(times)
+    print("total %.1fs, %d at a time" % (time.monotonic() - start, max(1, args.j)))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
