@@ -202,3 +202,38 @@ int text_finish(struct textbuf *t, struct file *f)
 	f->privsize = t->len;
 	return 0;
 }
+
+int text_write(struct textbuf *t, struct file *f)
+{
+	char chunk[256];
+	uint32_t off = 0;
+	int n, r;
+
+	if (t->err)
+		return t->err;
+	while ((n = pagebuf_read(t->pb, off, chunk, sizeof chunk)) > 0) {
+		if ((r = file_write(f, chunk, n)) < 0)
+			return r;
+		off += n;
+	}
+	return 0;
+}
+
+void text_print(struct textbuf *t)
+{
+	char chunk[256];
+	uint32_t off = 0;
+	int n;
+
+	while ((n = pagebuf_read(t->pb, off, chunk, sizeof chunk)) > 0) {
+		console_write(chunk, n);
+		off += n;
+	}
+}
+
+void text_free(struct textbuf *t)
+{
+	pagebuf_free(t->pb);
+	kfree(t->pb);
+	t->pb = NULL;
+}

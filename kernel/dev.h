@@ -50,6 +50,10 @@ struct textbuf {
 bool text_begin(struct textbuf *t);                     /* false: no memory */
 void text_add(struct textbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int text_finish(struct textbuf *t, struct file *f);    /* 0, or t's error (all freed) */
+/* or the text goes elsewhere, then text_free: */
+int text_write(struct textbuf *t, struct file *f);     /* into a file: 0 or -errno */
+void text_print(struct textbuf *t);                     /* on the console */
+void text_free(struct textbuf *t);
 
 void devcons_init(void);        /* devcons.c: cons, null, eia1 */
 void sysstat_init(void);        /* sysstat.c: sysstat */

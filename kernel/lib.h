@@ -27,6 +27,9 @@ char *strchr(const char *s, int c);
 /* the word w[0..n), not NUL-terminated, is the string s */
 bool word_is(const char *w, size_t n, const char *s);
 
+/* sorts n elements of size bytes into ascending order by cmp (sort.c) */
+void ksort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Parses an unsigned decimal (or 0x hex) number that fills all of s[0..n).
  * Returns false on an empty string, a bad digit or overflow. */
 bool parse_uint(const char *s, size_t n, uint32_t *out);

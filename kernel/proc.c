@@ -221,6 +221,7 @@ void scheduler(void)
 	for (;;) {
 		struct proc *p = NULL;
 		splhi();
+		prof_kcall(PROF_KC_PICK, 0);
 		for (int k = 1; k <= NPROC; k++) {
 			int i = (last + k) % NPROC;
 			if (procs[i].state == P_READY) {
@@ -233,6 +234,7 @@ void scheduler(void)
 				freeproc(&procs[i]);
 		}
 		if (!p) {
+			prof_kcall(PROF_KC_IDLE, 0);
 			arch_idle();
 			continue;
 		}
@@ -241,6 +243,7 @@ void scheduler(void)
 		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
 		arch_pgdir_switch(p->pgdir);
 		clock_new_slice();
+		prof_kcall(PROF_KC_SWITCH, p->pid);
 		splpc = (uint32_t)swtch;
 		swtch(&sched_ctx, p->ctx);
 		current_proc = NULL;

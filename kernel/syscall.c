@@ -3,43 +3,74 @@
  * code says which registers hold them. */
 #include "abi/errno.h"
 #include "abi/syscall.h"
+#include "proc.h"
+#include "prof/prof.h"
 #include "syscall.h"
+
+/* Each call: its number, its handler, and the handler's arguments, typed.
+ * N marks the two that do not return. The one list makes the dispatch and
+ * the handlers' addresses (for the profiler's system-call hits). */
+#define SYSCALLS(X, N) \
+	N(SYS_exit,   sys_exit,   ((int)a[0])) \
+	X(SYS_spawn,  sys_spawn,  (a[0], a[1], a[2])) \
+	X(SYS_wait,   sys_wait,   ((int)a[0], a[1], (int)a[2])) \
+	X(SYS_getpid, sys_getpid, ()) \
+	X(SYS_sleep,  sys_sleep,  (a[0])) \
+	X(SYS_sbrk,   sys_sbrk,   ((int32_t)a[0])) \
+	X(SYS_kill,   sys_kill,   ((int)a[0])) \
+	X(SYS_open,   sys_open,   (a[0], (int)a[1])) \
+	X(SYS_read,   sys_read,   (a[0], a[1], a[2])) \
+	X(SYS_write,  sys_write,  (a[0], a[1], a[2])) \
+	X(SYS_close,  sys_close,  (a[0])) \
+	X(SYS_lseek,  sys_lseek,  (a[0], (int32_t)a[1], a[2])) \
+	X(SYS_fstat,  sys_fstat,  (a[0], a[1])) \
+	X(SYS_stat,   sys_stat,   (a[0], a[1])) \
+	X(SYS_dup2,   sys_dup2,   (a[0], a[1])) \
+	X(SYS_chdir,  sys_chdir,  (a[0])) \
+	X(SYS_getcwd, sys_getcwd, (a[0], a[1])) \
+	X(SYS_mkdir,  sys_mkdir,  (a[0])) \
+	X(SYS_unlink, sys_unlink, (a[0])) \
+	N(SYS_halt,   sys_halt,   (a[0])) \
+	X(SYS_uptime, sys_uptime, ()) \
+	X(SYS_kwork,  sys_kwork,  (a[0], a[1])) \
+	X(SYS_profil, sys_profil, (a[0], a[1], a[2], a[3], a[4], (int)a[5])) \
+	X(SYS_DosProfile,   sys_dosprofile,    (a[0], a[1], a[2], a[3])) \
+	X(SYS_ProfileStart, sys_profile_start, (a[0], a[1], a[2])) \
+	X(SYS_ProfileStop,  sys_profile_stop,  (a[0], a[1]))
 
 static int dispatch(uint32_t num, const uint32_t *a)
 {
 	switch (num) {
-	case SYS_exit:   sys_exit((int)a[0]);
-	case SYS_spawn:  return sys_spawn(a[0], a[1], a[2]);
-	case SYS_wait:   return sys_wait((int)a[0], a[1], (int)a[2]);
-	case SYS_getpid: return sys_getpid();
-	case SYS_sleep:  return sys_sleep(a[0]);
-	case SYS_sbrk:   return sys_sbrk((int32_t)a[0]);
-	case SYS_kill:   return sys_kill((int)a[0]);
-	case SYS_open:   return sys_open(a[0], (int)a[1]);
-	case SYS_read:   return sys_read(a[0], a[1], a[2]);
-	case SYS_write:  return sys_write(a[0], a[1], a[2]);
-	case SYS_close:  return sys_close(a[0]);
-	case SYS_lseek:  return sys_lseek(a[0], (int32_t)a[1], a[2]);
-	case SYS_fstat:  return sys_fstat(a[0], a[1]);
-	case SYS_stat:   return sys_stat(a[0], a[1]);
-	case SYS_dup2:   return sys_dup2(a[0], a[1]);
-	case SYS_chdir:  return sys_chdir(a[0]);
-	case SYS_getcwd: return sys_getcwd(a[0], a[1]);
-	case SYS_mkdir:  return sys_mkdir(a[0]);
-	case SYS_unlink: return sys_unlink(a[0]);
-	case SYS_halt:   sys_halt(a[0]);
-	case SYS_uptime: return sys_uptime();
-	case SYS_kwork:  return sys_kwork(a[0], a[1]);
-	case SYS_profil: return sys_profil(a[0], a[1], a[2], a[3], a[4], (int)a[5]);
-	case SYS_DosProfile: return sys_dosprofile(a[0], a[1], a[2], a[3]);
+#define CALL(n, fn, args)   case n: return fn args;
+#define NORET(n, fn, args)  case n: fn args;
+	SYSCALLS(CALL, NORET)
+#undef CALL
+#undef NORET
 	default:         return -ENOSYS;        /* also any number >= NSYSCALL */
 	}
 }
 
+static const uint32_t handlers[NSYSCALL] = {
+#define ADDR(n, fn, args)   [n] = (uint32_t)fn,
+	SYSCALLS(ADDR, ADDR)
+#undef ADDR
+};
+
+uint32_t syscall_handler(uint32_t num)
+{
+	return num < NSYSCALL ? handlers[num] : 0;
+}
+
+/* The profilers' system-call hook runs around the handler, and costs a
+ * load and a branch each side while nobody wants it. */
 void syscall(struct trapframe *tf)
 {
-	uint32_t args[SYSCALL_NARGS];
+	uint32_t args[SYSCALL_NARGS], num = arch_syscall_num(tf);
+	int r;
 
 	arch_syscall_args(tf, args);
-	arch_syscall_return(tf, dispatch(arch_syscall_num(tf), args));
+	prof_syscall(curproc(), num, false);
+	r = dispatch(num, args);
+	prof_syscall(curproc(), num, true);
+	arch_syscall_return(tf, r);
 }

@@ -49,4 +49,12 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 /* prof/dosprof_call.c: OS/2's DosProfile; returns OS/2's codes */
 int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret);
 
+/* prof/mc.c: Windows CE's ProfileStart and ProfileStop */
+int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams);
+int sys_profile_stop(uint32_t upath, uint32_t n);
+
+/* the address of system call num's handler, or 0 for no such call: a
+ * profiler's hit for the call (syscall.c) */
+uint32_t syscall_handler(uint32_t num);
+
 #endif

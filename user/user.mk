@@ -7,6 +7,8 @@ USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 	flood sysfuzz heat heattest accwork
 # OS/2's DosProfile: the driver, its workload and its tests
 USER_PROGS += dosprof dpwork dptest
+# Windows CE's Monte Carlo profiler: prof on, prof off, prof top
+USER_PROGS += prof
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).

@@ -34,7 +34,9 @@
 #define SYS_kwork    22   /* kwork(int mode, unsigned n): kernel workload (KWORK_*) -> result */
 #define SYS_profil   23   /* profil(buf, buflen, samplesize, offset, scale, dirfd) -> 0 (include/abi/gmon.h) */
 #define SYS_DosProfile 24 /* DosProfile(func, pid, PRFCMD *, PRFRET *) -> OS/2 code (abi/dosprof.h) */
-#define NSYSCALL     25   /* one past the highest number */
+#define SYS_ProfileStart 25 /* ProfileStart(usec, options, struct profile_params *) -> 0 (abi/mcprof.h) */
+#define SYS_ProfileStop  26 /* ProfileStop(char *path, n): the report, its file's name -> 0 */
+#define NSYSCALL     27   /* one past the highest number */
 
 /* spawn: the fd map gives, for child fd 0, 1 and 2, the parent's fd to copy
  * (or -1 to leave it closed). A NULL map copies the parent's 0, 1 and 2. */

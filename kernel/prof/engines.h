@@ -13,6 +13,7 @@
 	X(dosprof)      /* dosprof.c: DosProfile */ \
 	X(heat)         /* heat.c: /dev/heatctl, /dev/heat */ \
 	X(usample)      /* usample.c: /dev/usample */ \
+	X(mc)           /* mc.c: Monte Carlo, ProfileStart/ProfileStop, /dev/mcprof */ \
 	X(testeng)      /* testeng.c: /dev/proftest, with prof.test */
 
 #define X(name) void name##_init(void);

@@ -36,6 +36,8 @@
 volatile prof_sample_fn prof_tick;
 volatile prof_userret_fn prof_userret_hook;
 volatile prof_debug_fn prof_debug_hook;
+volatile prof_syscall_fn prof_syscall_hook;
+volatile prof_kcall_fn prof_kcall_hook;
 
 static struct prof_engine *engines[PROF_MAXENGINES];   /* registered */
 static int nengines;
@@ -45,7 +47,17 @@ static struct prof_engine *uret[PROF_MAXENGINES];      /* hooks on, with a userr
 static int nuret;
 static struct prof_engine *dbg[PROF_MAXENGINES];       /* hooks on, with a debug hook */
 static int ndbg;
-static bool in_fanout, rebuild_pending;
+static struct prof_engine *sysc[PROF_MAXENGINES];      /* hooks on, with a syscall hook */
+static int nsysc;
+static struct prof_engine *kc[PROF_MAXENGINES];        /* hooks on, with a kcall hook */
+static int nkc;
+/* fan-outs under way: a hook's fan-out can run inside another's (a
+ * system call's hook that turns interrupts off reaches the kernel-call
+ * hook in splhi) */
+static int in_fanout;
+static bool rebuild_pending;
+
+_Static_assert(PROF_KC_OFF == 0 && PROF_KC_ON == 1, "spl.asm passes these numbers");
 
 bool prof_testing;
 BOOTPARAM_FLAG("prof.test", prof_testing);
@@ -53,6 +65,8 @@ BOOTPARAM_FLAG("prof.test", prof_testing);
 static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
 static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf);
 static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf);
+static void syscall_fanout(struct proc *p, uint32_t num, bool done);
+static void kcall_fanout(uint32_t what, uint32_t site);
 
 /* Makes live[], uret[], dbg[] and the pointers agree with the engines'
  * flags. Interrupts off. */
@@ -62,7 +76,7 @@ static void rebuild(void)
 		rebuild_pending = true;
 		return;
 	}
-	nlive = nuret = ndbg = 0;
+	nlive = nuret = ndbg = nsysc = nkc = 0;
 	for (int i = 0; i < nengines; i++) {
 		struct prof_engine *e = engines[i];
 		if (e->sampling)
@@ -71,17 +85,22 @@ static void rebuild(void)
 			uret[nuret++] = e;
 		if (e->hooked && e->debug)
 			dbg[ndbg++] = e;
+		if (e->hooked && e->syscall)
+			sysc[nsysc++] = e;
+		if (e->hooked && e->kcall)
+			kc[nkc++] = e;
 	}
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
 	prof_userret_hook = nuret == 0 ? NULL : nuret == 1 ? uret[0]->userret : userret_fanout;
 	prof_debug_hook = ndbg == 0 ? NULL : ndbg == 1 ? dbg[0]->debug : debug_fanout;
+	prof_syscall_hook = nsysc == 0 ? NULL : nsysc == 1 ? sysc[0]->syscall : syscall_fanout;
+	prof_kcall_hook = nkc == 0 ? NULL : nkc == 1 ? kc[0]->kcall : kcall_fanout;
 }
 
 /* the end of a fan-out: the rebuild a callee asked for */
 static void fanout_done(void)
 {
-	in_fanout = false;
-	if (rebuild_pending) {
+	if (--in_fanout == 0 && rebuild_pending) {
 		rebuild_pending = false;
 		rebuild();
 	}
@@ -92,7 +111,7 @@ static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct prof_engine **e = live, **end = live + nlive;
 
-	in_fanout = true;
+	in_fanout++;
 	for (; e < end; e++)
 		if (__builtin_expect(!rebuild_pending, 1) || (*e)->sampling)
 			(*e)->sample(pc, p, flags);
@@ -105,7 +124,7 @@ static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf)
 {
 	uint32_t s = splhi();
 
-	in_fanout = true;
+	in_fanout++;
 	for (int i = 0; i < nuret; i++)
 		if (uret[i]->hooked)
 			uret[i]->userret(p, tf);
@@ -126,12 +145,35 @@ static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf)
 {
 	bool took = false;
 
-	in_fanout = true;
+	in_fanout++;
 	for (int i = 0; i < ndbg && !took; i++)
 		if (dbg[i]->hooked)
 			took = dbg[i]->debug(p, tf);
 	fanout_done();
 	return took;
+}
+
+/* A system call's and a kernel section's hooks run with interrupts on
+ * and off respectively; the fan-outs hold them off, like the others. */
+static void syscall_fanout(struct proc *p, uint32_t num, bool done)
+{
+	uint32_t s = splhi();
+
+	in_fanout++;
+	for (int i = 0; i < nsysc; i++)
+		if (sysc[i]->hooked)
+			sysc[i]->syscall(p, num, done);
+	fanout_done();
+	splx(s);
+}
+
+static void kcall_fanout(uint32_t what, uint32_t site)
+{
+	in_fanout++;
+	for (int i = 0; i < nkc; i++)
+		if (kc[i]->hooked)
+			kc[i]->kcall(what, site);
+	fanout_done();
 }
 
 prof_sample_fn prof_sampler(void)

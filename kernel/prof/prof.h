@@ -41,6 +41,17 @@ typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH
  * since a traced process takes both on every instruction */
 typedef void (*prof_userret_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
 typedef bool (*prof_debug_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
+/* a system call: before its handler (done false) and after (true) */
+typedef void (*prof_syscall_fn)(struct proc *p, uint32_t num, bool done);
+/* A kernel section that the kernel-call timer measures (what):
+ *   PROF_KC_OFF     splhi() turned interrupts off, at site (its caller)
+ *   PROF_KC_ON      splx() turns them back on; site is splpc
+ *   PROF_KC_PICK    the scheduler starts looking for the next process
+ *   PROF_KC_SWITCH  it switches to the one it found (site: its pid)
+ *   PROF_KC_IDLE    it found none and idles: the pick is not timed
+ * Interrupts are off at every call. */
+enum { PROF_KC_OFF, PROF_KC_ON, PROF_KC_PICK, PROF_KC_SWITCH, PROF_KC_IDLE };
+typedef void (*prof_kcall_fn)(uint32_t what, uint32_t site);
 
 /* An engine: a table of functions, each optional. The fields after the
  * line are prof.c's. */
@@ -60,6 +71,11 @@ struct prof_engine {
 	 * it, and then the userret hooks run and p goes straight back to
 	 * user mode. Only while the engine's hooks are on; interrupts off. */
 	prof_debug_fn debug;
+	/* every system call, before and after its handler (not after exit
+	 * or halt, which do not return). Only while the hooks are on. */
+	prof_syscall_fn syscall;
+	/* the kernel sections above. Only while the hooks are on. */
+	prof_kcall_fn kcall;
 	/* ---- */
 	int id;                 /* index in each process's slot array */
 	bool sampling;          /* the clock calls sample */
@@ -136,6 +152,26 @@ void prof_exit(struct proc *p);
  * process's step reaches its engine with no loop in between. */
 extern volatile prof_userret_fn prof_userret_hook;
 extern volatile prof_debug_fn prof_debug_hook;
+extern volatile prof_syscall_fn prof_syscall_hook;
+extern volatile prof_kcall_fn prof_kcall_hook;   /* spl.asm tests it too */
+
+/* syscall.c, around each handler */
+static inline void prof_syscall(struct proc *p, uint32_t num, bool done)
+{
+	prof_syscall_fn fn = prof_syscall_hook;
+
+	if (__builtin_expect(fn != 0, 0))
+		fn(p, num, done);
+}
+
+/* the scheduler's sections (proc.c); spl.asm makes its own calls */
+static inline void prof_kcall(uint32_t what, uint32_t site)
+{
+	prof_kcall_fn fn = prof_kcall_hook;
+
+	if (__builtin_expect(fn != 0, 0))
+		fn(what, site);
+}
 
 /* Every return to user mode but a step's (the clock's, trap()'s). The
  * call is out of line, so the clock's tick, which pays for this test,

@@ -10,6 +10,7 @@
 #include "abi/fcntl.h"
 #include "abi/memlayout.h"
 #include "abi/dosprof.h"
+#include "abi/mcprof.h"
 
 extern int errno;
 const char *strerror(int err);
@@ -61,6 +62,11 @@ static inline unsigned long long rdtsc(void)
 
 /* OS/2's DosProfile: 0 or an OS/2 return code (abi/dosprof.h) */
 unsigned DosProfile(unsigned func, unsigned pid, PRFCMD *cmd, PRFRET *ret);
+
+/* Windows CE's Monte Carlo profiler (abi/mcprof.h): pp may be NULL.
+ * ProfileStop prints the report and puts its file's name in path. */
+int ProfileStart(unsigned usec, unsigned options, const struct profile_params *pp);
+int ProfileStop(char *path, unsigned n);
 
 /* Helpers built on the calls above. */
 int writeall(int fd, const void *buf, unsigned n);     /* loops over short writes */

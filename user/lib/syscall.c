@@ -125,3 +125,13 @@ int writeall(int fd, const void *buf, unsigned n)
 	}
 	return done;
 }
+
+int ProfileStart(unsigned usec, unsigned options, const struct profile_params *pp)
+{
+	return SYS3(SYS_ProfileStart, usec, options, pp);
+}
+
+int ProfileStop(char *path, unsigned n)
+{
+	return SYS2(SYS_ProfileStop, path, n);
+}

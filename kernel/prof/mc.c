@@ -1,0 +1,409 @@
+/* Monte Carlo profiling, after Windows CE's kernel profiler: ProfileStart
+ * and ProfileStop as system calls, the `prof on`/`prof off` of the shell.
+ * Every clock tick names the module (the kernel or a program) and the
+ * routine it landed in; ProfileStop prints the module and routine tables
+ * (mcreport.c) on the console and into /tmp/prof/mc.N.
+ *
+ *   buffered (PROFILE_BUFFER)  a tick stores its PC and module, 8 bytes,
+ *       in a buffer allocated at start; the routines are looked up at
+ *       stop. A full buffer drops ticks, and counts them.
+ *   unbuffered                 a tick looks its routine up at once, in the
+ *       module's symbol table (symtab.h: an index, not a scan), and adds
+ *       to that routine's counter; /dev/mcprof shows the tables live.
+ *   PROFILE_OBJCALL (-s)       no ticks: each system call is one hit on
+ *       its handler, in the same tables.
+ *   PROFILE_KCALL (-k)         no ticks: system calls, interrupts-off
+ *       sections and the scheduler's switches are timed (mckcall.c).
+ *
+ * A module is a program by name (every process of hog is one module), or
+ * with PROFILE_PERPID each process ("hog[7]"). A program's symbols are
+ * loaded at its spawn while a session is on (the symbol service holds
+ * them for us) and kept until the report, also when it exits first. */
+#include "abi/errno.h"
+#include "abi/mcprof.h"
+#include "clock.h"
+#include "dev.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "proc.h"
+#include "prof/engines.h"
+#include "prof/mc.h"
+#include "prof/prof.h"
+#include "syscall.h"
+#include "uaccess.h"
+#include "file.h"
+
+struct mc_session mc;
+static struct prof_engine engine;
+
+/* the module of a process, kept in its slot once it has one */
+static inline struct mc_module *modof(struct proc *p)
+{
+	return p->prof.slot[engine.id];
+}
+
+/* Finds or makes the module for process p (NULL: the kernel). A new one
+ * takes a reference on p's symbol table. NULL when the table is full. */
+static struct mc_module *module_for(struct proc *p)
+{
+	char name[sizeof mc.mods[0].name];
+	bool perpid = mc.options & PROFILE_PERPID;
+	struct mc_module *m;
+
+	if (!p)
+		return &mc.mods[MC_MOD_KERNEL];
+	if (perpid)
+		ksnprintf(name, sizeof name, "%s[%d]", p->name, p->pid);
+	else
+		strlcpy(name, p->name, sizeof name);
+	for (uint32_t i = 1; i < mc.nmods; i++)
+		if (strcmp(mc.mods[i].name, name) == 0)
+			return &mc.mods[i];
+	if (mc.nmods == MC_MAXMODS)
+		return NULL;
+	m = &mc.mods[mc.nmods];
+	memset(m, 0, sizeof *m);
+	strlcpy(m->name, name, sizeof m->name);
+	m->pid = perpid ? p->pid : 0;
+	m->ref = symtab_get(p);
+	m->syms = m->ref;
+	m->nsyms = m->syms ? symtab_count(m->syms) : 0;
+	m->tag = mc.nmods | 1u << 16;
+	mc.nmods++;
+	return m;
+}
+
+/* counters for an unbuffered module's routines, made when it is made:
+ * never at interrupt time */
+static void module_hits(struct mc_module *m)
+{
+	uint32_t n;
+
+	if (!m || m->hits || !m->nsyms || (mc.options & PROFILE_BUFFER))
+		return;
+	n = ROUNDUP(m->nsyms * sizeof(uint32_t), PGSIZE) / PGSIZE;
+	m->hits = kalloc_contig(n);     /* zeroed; NULL: its hits go to nosym */
+}
+
+static inline void count(uint32_t *c, uint32_t w)
+{
+	prof_add_sat(c, w, &mc.saturated);
+}
+
+/* An unbuffered hit: the routine at pc in module m. */
+static void hit(struct mc_module *m, uint32_t pc, uint32_t w)
+{
+	int i = m->hits ? symtab_find(m->syms, pc) : -1;
+
+	count(&m->total, w);
+	if (i < 0)
+		count(&m->nosym, w);
+	else
+		count(&m->hits[i], w);
+}
+
+/* Everything but the buffered user-mode tick of weight 1 of a process
+ * that has its module: the idle loop, kernel mode, merged ticks, a
+ * process without a module yet, a full buffer, and unbuffered sampling. */
+static __attribute__((noinline)) void sample_slow(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	uint32_t w = prof_weight(flags);
+	struct mc_module *m;
+
+	if (!p) {
+		/* once a tick has been dropped, idle ones are dropped too, so
+		 * that the idle count stops where the recording did */
+		count(mc.dropped ? &mc.dropped : &mc.idle, w);
+		return;
+	}
+	if (!prof_user(flags)) {
+		m = &mc.mods[MC_MOD_KERNEL];
+		if (!symtab_covers(m->syms, pc)) {
+			count(&mc.unknown, w);
+			return;
+		}
+	} else if (!(m = modof(p))) {
+		m = module_for(p);      /* a process from before the start */
+		if (!m) {
+			count(&mc.unknown, w);
+			return;
+		}
+		p->prof.slot[engine.id] = m;
+	}
+	if (!(mc.options & PROFILE_BUFFER)) {
+		hit(m, pc, w);
+		return;
+	}
+	if (mc.pos == mc.end) {
+		count(&mc.dropped, w);
+		return;
+	}
+	mc.pos->pc = pc;
+	mc.pos->mod = (m - mc.mods) | MIN(w, MC_ENT_MAXWEIGHT) << 16;
+	mc.pos++;
+	if (w > MC_ENT_MAXWEIGHT)
+		count(&mc.dropped, w - MC_ENT_MAXWEIGHT);
+}
+
+/* The usual buffered tick: a process in user mode, weight 1, that has
+ * its module: two stores and the buffer's bump. */
+__attribute__((optimize("omit-frame-pointer")))
+static void ARCH_FASTCALL mc_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	struct mc_entry *e = mc.pos;
+	struct mc_module *m;
+
+	if (__builtin_expect(flags != 1 || e == mc.end || !(m = modof(p)), 0)) {
+		sample_slow(pc, p, flags);
+		return;
+	}
+	e->pc = pc;
+	e->mod = m->tag;
+	mc.pos = e + 1;
+}
+
+/* a process spawned while a session is on gets its module now, with its
+ * symbols (loaded by the symbol service's own spawn hook, before ours) */
+static void mc_spawn(struct proc *p, const struct elf_image *img)
+{
+	struct mc_module *m;
+
+	(void)img;
+	if (!mc.on || (mc.options & PROFILE_DATATYPES))
+		return;
+	m = module_for(p);
+	module_hits(m);
+	p->prof.slot[engine.id] = m;
+}
+
+/* -s: each system call is a hit on its handler */
+static void mc_syscall(struct proc *p, uint32_t num, bool done)
+{
+	uint32_t pc;
+
+	(void)p;
+	if (done || mc.running <= 0)
+		return;
+	pc = syscall_handler(num);
+	if (!pc) {
+		count(&mc.unknown, 1);
+		return;
+	}
+	if (mc.options & PROFILE_BUFFER)
+		sample_slow(pc, p, 1 | PROF_KERNEL);
+	else
+		hit(&mc.mods[MC_MOD_KERNEL], pc, 1);
+}
+
+static struct prof_engine engine = {
+	.name = "mc", .sample = mc_sample, .spawn = mc_spawn,
+};
+
+static struct prof_engine objcall = {
+	.name = "mc.objcall", .syscall = mc_syscall,
+};
+
+/* sampling runs while continues outnumber pauses; the ticks elapsed are
+ * counted over the running spans */
+static void set_running(int running)
+{
+	uint32_t s = splhi();
+	bool was = mc.running > 0, now = running > 0;
+
+	mc.running = running;
+	if (was && !now)
+		mc.ticks += ticks - mc.since;
+	if (now && !was)
+		mc.since = ticks;
+	if (!(mc.options & PROFILE_DATATYPES))
+		prof_set_sampling(&engine, now);
+	else if (mc.options & PROFILE_OBJCALL)
+		prof_set_hooks(&objcall, now);
+	splx(s);
+}
+
+static void end_session(void)
+{
+	set_running(0);
+	mc_kcall_stop();
+	prof_set_hold(&engine, false);
+	mc_free_hits();
+	for (uint32_t i = 1; i < mc.nmods; i++)
+		symtab_put(mc.mods[i].ref);
+	if (mc.buf)
+		kfree_contig(mc.buf, mc.bufpages);
+	for (int i = 0; i < NPROC; i++)
+		procs[i].prof.slot[engine.id] = NULL;
+	symtab_release();
+	mc.buf = mc.pos = mc.end = NULL;
+	mc.nmods = 0;
+	mc.on = false;
+}
+
+/* ProfileStart(usec, options, params) */
+int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
+{
+	struct profile_params pp = { MC_BUF_KIB_DEFAULT, MC_TOP_DEFAULT };
+	uint32_t hz = 0;
+	int r;
+
+	/* pause and continue: a session started paused */
+	if (options & (PROFILE_PAUSE | PROFILE_CONTINUE)) {
+		if ((options & ~(PROFILE_PAUSE | PROFILE_CONTINUE)) ||
+		    (options & PROFILE_PAUSE && options & PROFILE_CONTINUE))
+			return -EINVAL;
+		if (!mc.on)
+			return -ESRCH;
+		if (!(mc.options & PROFILE_STARTPAUSED))
+			return -EPERM;
+		set_running(mc.running + (options & PROFILE_CONTINUE ? 1 : -1));
+		return 0;
+	}
+	if (options & ~PROFILE_START_OPTS)
+		return -EINVAL;
+	if ((options & PROFILE_DATATYPES) == PROFILE_DATATYPES)
+		return -EINVAL;         /* one data type at a time */
+	if (uparams && copyin(&pp, uparams, sizeof pp) < 0)
+		return -EFAULT;
+	if (pp.buf_kib == 0)
+		pp.buf_kib = MC_BUF_KIB_DEFAULT;
+	if (pp.buf_kib > MC_BUF_KIB_MAX)
+		return -EINVAL;
+	if (usec) {
+		hz = (1000000 + usec / 2) / usec;
+		if (hz == 0)
+			return -EINVAL;
+	}
+	if (mc.on)
+		return -EALREADY;
+	if (hz && (r = prof_set_hz(&engine, hz)) < 0)
+		return r;
+	memset(&mc.mods[MC_MOD_KERNEL], 0, sizeof mc.mods[0]);
+	strlcpy(mc.mods[MC_MOD_KERNEL].name, "kernel", sizeof mc.mods[0].name);
+	mc.mods[MC_MOD_KERNEL].syms = symtab_kernel();
+	mc.mods[MC_MOD_KERNEL].nsyms = symtab_count(symtab_kernel());
+	mc.mods[MC_MOD_KERNEL].tag = MC_MOD_KERNEL | 1u << 16;
+	mc.nmods = 1;
+	mc.options = options;
+	mc.top = pp.top;
+	mc.idle = mc.dropped = mc.unknown = mc.saturated = 0;
+	mc.ticks = 0;
+	mc.running = 0;
+	if (options & PROFILE_BUFFER && !(options & PROFILE_KCALL)) {
+		mc.bufpages = ROUNDUP(pp.buf_kib * 1024, PGSIZE) / PGSIZE;
+		if (!(mc.buf = kalloc_contig(mc.bufpages)))
+			return -ENOMEM;
+		mc.pos = mc.buf;
+		mc.end = mc.buf + mc.bufpages * PGSIZE / sizeof *mc.buf;
+	} else {
+		module_hits(&mc.mods[MC_MOD_KERNEL]);
+		mc.pos = mc.end = NULL;
+	}
+	if (options & PROFILE_KCALL && (r = mc_kcall_start()) < 0) {
+		if (mc.buf)
+			kfree_contig(mc.buf, mc.bufpages);
+		mc.buf = NULL;
+		return r;
+	}
+	symtab_hold();
+	mc.on = true;
+	mc.hz = (clock_hz_mhz() + 500) / 1000;
+	prof_set_hold(&engine, true);
+	set_running(options & PROFILE_STARTPAUSED ? 0 : 1);
+	return 0;
+}
+
+/* ProfileStop(path, n): stops, prints the report and writes it to
+ * /tmp/prof/mc.N, whose name goes to path (when not 0). */
+int sys_profile_stop(uint32_t upath, uint32_t n)
+{
+	struct textbuf t;
+	char path[32];
+	struct file *f;
+	int r;
+
+	if (!mc.on)
+		return -ESRCH;
+	set_running(0);
+	if (!text_begin(&t)) {
+		end_session();
+		return -ENOMEM;
+	}
+	r = mc.buf ? mc_resolve() : 0;
+	if (r == 0) {
+		if (mc.options & PROFILE_KCALL)
+			mc_kcall_report(&t);
+		else
+			mc_tables(&t, mc.top);
+	}
+	mc.seq++;
+	ksnprintf(path, sizeof path, "%s/mc.%u", MC_REPORT_DIR, mc.seq);
+	vfs_mkdir(MC_REPORT_DIR);       /* EEXIST is fine */
+	if (r == 0 && (r = vfs_open(path, O_WRONLY | O_CREAT | O_TRUNC, &f)) == 0) {
+		r = text_write(&t, f);
+		file_close(f);
+	}
+	if (r == 0)
+		text_print(&t);
+	text_free(&t);
+	end_session();
+	if (r < 0)
+		return r;
+	if (upath && n && copyout(upath, path, MIN(n, strlen(path) + 1)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* /dev/mcprof: the unbuffered tables as they are now, for prof top */
+enum { Qmcprof };
+static const struct dirtab tab[] = { { "mcprof", Qmcprof, false } };
+
+static int mcprof_open(int id, struct file *f)
+{
+	struct textbuf t;
+	uint32_t s;
+
+	(void)id;
+	if (!text_begin(&t))
+		return -ENOMEM;
+	if (!mc.on)
+		text_add(&t, "off\n");
+	else if (mc.options & (PROFILE_BUFFER | PROFILE_KCALL))
+		text_add(&t, "buffered: the tables come at prof off\n");
+	else {
+		s = splhi();            /* a consistent copy of the counters */
+		mc_tables(&t, mc.top);
+		splx(s);
+	}
+	return text_finish(&t, f);
+}
+
+static void mcprof_close(int id, struct file *f)
+{
+	(void)id;
+	snap_close(f);
+}
+
+static int mcprof_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	(void)id;
+	return snap_read(f, buf, n, off);
+}
+
+static uint32_t mcprof_size(int id, struct file *f)
+{
+	(void)id;
+	return f ? snap_size(f) : 0;
+}
+
+static const struct dev mcprofdev = {
+	"mcprof", tab, NELEM(tab), mcprof_open, mcprof_close, mcprof_read, NULL, mcprof_size,
+};
+
+void mc_init(void)
+{
+	prof_register(&engine);
+	prof_register(&objcall);
+	mc_kcall_init();
+	devfs_register(&mcprofdev);
+}
