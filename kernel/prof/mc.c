@@ -36,14 +36,28 @@
 struct mc_session mc;
 static struct prof_engine engine;
 
-/* the module of a process, kept in its slot once it has one */
+/* A process's slot holds its module's tag (index | weight 1 << 16, as a
+ * buffered entry has it), or 0 before it has one: the usual tick then
+ * stores the tag with no load through a pointer. */
+static inline uint32_t tagof(struct proc *p)
+{
+	return (uint32_t)p->prof.slot[engine.id];
+}
+
+static inline void settag(struct proc *p, const struct mc_module *m)
+{
+	p->prof.slot[engine.id] = (void *)m->tag;
+}
+
 static inline struct mc_module *modof(struct proc *p)
 {
-	return p->prof.slot[engine.id];
+	uint32_t tag = tagof(p);
+	return tag ? &mc.mods[MC_ENT_MOD(tag)] : NULL;
 }
 
 /* Finds or makes the module for process p (NULL: the kernel). A new one
- * takes a reference on p's symbol table. NULL when the table is full. */
+ * takes a reference on p's symbol table. A process past the table's end
+ * gets the UNKNOWN module. */
 static struct mc_module *module_for(struct proc *p)
 {
 	char name[sizeof mc.mods[0].name];
@@ -56,11 +70,11 @@ static struct mc_module *module_for(struct proc *p)
 		ksnprintf(name, sizeof name, "%s[%d]", p->name, p->pid);
 	else
 		strlcpy(name, p->name, sizeof name);
-	for (uint32_t i = 1; i < mc.nmods; i++)
+	for (uint32_t i = MC_MOD_FIRST; i < mc.nmods; i++)
 		if (strcmp(mc.mods[i].name, name) == 0)
 			return &mc.mods[i];
 	if (mc.nmods == MC_MAXMODS)
-		return NULL;
+		return &mc.mods[MC_MOD_UNKNOWN];
 	m = &mc.mods[mc.nmods];
 	memset(m, 0, sizeof *m);
 	strlcpy(m->name, name, sizeof m->name);
@@ -118,17 +132,10 @@ static __attribute__((noinline)) void sample_slow(uint32_t pc, struct proc *p, u
 	}
 	if (!prof_user(flags)) {
 		m = &mc.mods[MC_MOD_KERNEL];
-		if (!symtab_covers(m->syms, pc)) {
-			count(&mc.unknown, w);
-			return;
-		}
-	} else if (!(m = modof(p))) {
-		m = module_for(p);      /* a process from before the start */
-		if (!m) {
-			count(&mc.unknown, w);
-			return;
-		}
-		p->prof.slot[engine.id] = m;
+		if (!symtab_covers(m->syms, pc))
+			m = &mc.mods[MC_MOD_UNKNOWN];
+	} else {
+		m = modof(p);
 	}
 	if (!(mc.options & PROFILE_BUFFER)) {
 		hit(m, pc, w);
@@ -145,21 +152,42 @@ static __attribute__((noinline)) void sample_slow(uint32_t pc, struct proc *p, u
 		count(&mc.dropped, w - MC_ENT_MAXWEIGHT);
 }
 
-/* The usual buffered tick: a process in user mode, weight 1, that has
- * its module: two stores and the buffer's bump. */
+/* a buffered user-mode tick of weight 1 that found the buffer full */
+static __attribute__((noinline)) void full(void)
+{
+	count(&mc.dropped, 1);
+}
+
+/* The usual buffered tick: a process in user mode, weight 1: two stores
+ * and the buffer's bump. Every process has its module's tag while a
+ * session is on (ProfileStart gives one to each process there is, the
+ * spawn hook to each new one), so there is no test for it, and the three
+ * argument registers suffice. */
 __attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL mc_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	struct mc_entry *e = mc.pos;
-	struct mc_module *m;
+	struct mc_entry *e;
+	uint32_t tag;
 
-	if (__builtin_expect(flags != 1 || e == mc.end || !(m = modof(p)), 0)) {
+	if (__builtin_expect(flags != 1, 0)) {
 		sample_slow(pc, p, flags);
 		return;
 	}
+	tag = tagof(p);         /* every process has one while a session is on */
+	e = mc.pos;
+	if (__builtin_expect(e == mc.end, 0)) {
+		full();
+		return;
+	}
 	e->pc = pc;
-	e->mod = m->tag;
+	e->mod = tag;
 	mc.pos = e + 1;
+}
+
+/* unbuffered: every tick looks its routine up */
+static void ARCH_FASTCALL mc_sample_unbuffered(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	sample_slow(pc, p, flags);
 }
 
 /* a process spawned while a session is on gets its module now, with its
@@ -173,26 +201,15 @@ static void mc_spawn(struct proc *p, const struct elf_image *img)
 		return;
 	m = module_for(p);
 	module_hits(m);
-	p->prof.slot[engine.id] = m;
+	settag(p, m);       /* before p first runs: no tick can come first */
 }
 
-/* -s: each system call is a hit on its handler */
+/* -s: each system call is a hit on its handler, a kernel-mode "sample"
+ * at the handler's first byte (an unknown call's, 0, is UNKNOWN's) */
 static void mc_syscall(struct proc *p, uint32_t num, bool done)
 {
-	uint32_t pc;
-
-	(void)p;
-	if (done || mc.running <= 0)
-		return;
-	pc = syscall_handler(num);
-	if (!pc) {
-		count(&mc.unknown, 1);
-		return;
-	}
-	if (mc.options & PROFILE_BUFFER)
-		sample_slow(pc, p, 1 | PROF_KERNEL);
-	else
-		hit(&mc.mods[MC_MOD_KERNEL], pc, 1);
+	if (!done && mc.running > 0 && p)
+		sample_slow(syscall_handler(num), p, 1 | PROF_KERNEL);
 }
 
 static struct prof_engine engine = {
@@ -228,7 +245,7 @@ static void end_session(void)
 	mc_kcall_stop();
 	prof_set_hold(&engine, false);
 	mc_free_hits();
-	for (uint32_t i = 1; i < mc.nmods; i++)
+	for (uint32_t i = MC_MOD_FIRST; i < mc.nmods; i++)
 		symtab_put(mc.mods[i].ref);
 	if (mc.buf)
 		kfree_contig(mc.buf, mc.bufpages);
@@ -278,15 +295,17 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 		return -EALREADY;
 	if (hz && (r = prof_set_hz(&engine, hz)) < 0)
 		return r;
-	memset(&mc.mods[MC_MOD_KERNEL], 0, sizeof mc.mods[0]);
+	memset(mc.mods, 0, MC_MOD_FIRST * sizeof mc.mods[0]);
 	strlcpy(mc.mods[MC_MOD_KERNEL].name, "kernel", sizeof mc.mods[0].name);
 	mc.mods[MC_MOD_KERNEL].syms = symtab_kernel();
 	mc.mods[MC_MOD_KERNEL].nsyms = symtab_count(symtab_kernel());
-	mc.mods[MC_MOD_KERNEL].tag = MC_MOD_KERNEL | 1u << 16;
-	mc.nmods = 1;
+	strlcpy(mc.mods[MC_MOD_UNKNOWN].name, "UNKNOWN", sizeof mc.mods[0].name);
+	for (uint32_t i = 0; i < MC_MOD_FIRST; i++)
+		mc.mods[i].tag = i | 1u << 16;
+	mc.nmods = MC_MOD_FIRST;
 	mc.options = options;
 	mc.top = pp.top;
-	mc.idle = mc.dropped = mc.unknown = mc.saturated = 0;
+	mc.idle = mc.dropped = mc.saturated = 0;
 	mc.ticks = 0;
 	mc.running = 0;
 	if (options & PROFILE_BUFFER && !(options & PROFILE_KCALL)) {
@@ -307,6 +326,15 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	}
 	symtab_hold();
 	mc.on = true;
+	engine.sample = options & PROFILE_BUFFER ? mc_sample : mc_sample_unbuffered;
+	/* the processes there are now: their modules (without symbols, which
+	 * are loaded only at a spawn while a session is on) */
+	for (int i = 0; i < NPROC; i++)
+		if (procs[i].state != P_UNUSED && procs[i].state != P_EMBRYO) {
+			struct mc_module *m = module_for(&procs[i]);
+			module_hits(m);
+			settag(&procs[i], m);
+		}
 	mc.hz = (clock_hz_mhz() + 500) / 1000;
 	prof_set_hold(&engine, true);
 	set_running(options & PROFILE_STARTPAUSED ? 0 : 1);

@@ -27,6 +27,12 @@ struct mc_module {
 	uint32_t total;
 };
 
+/* the session's first modules: the kernel, and UNKNOWN, which takes the
+ * hits in no module (a kernel-mode PC outside the kernel's text, a
+ * process past the table's end); programs follow */
+#define MC_MOD_UNKNOWN    1
+#define MC_MOD_FIRST      2
+
 /* a buffered entry's mod word: the module's index, and the tick's weight */
 #define MC_ENT_MOD(m)     ((m) & 0xFFFFu)
 #define MC_ENT_WEIGHT(m)  ((m) >> 16)
@@ -45,7 +51,6 @@ struct mc_session {
 	uint32_t nmods;
 	uint32_t idle;          /* samples in the idle loop */
 	uint32_t dropped;       /* samples the buffer had no room for */
-	uint32_t unknown;       /* samples in no module */
 	uint32_t saturated;     /* hits a full counter could not take */
 	uint64_t ticks;         /* clock ticks while running */
 	uint64_t since;         /* the clock's ticks when it last started running */

@@ -98,7 +98,7 @@ static void pct(char *buf, size_t n, uint32_t hits, uint32_t recorded)
 
 void mc_tables(struct textbuf *t, uint32_t top)
 {
-	uint32_t nrows = 0, recorded, idle = mc.idle, unknown = mc.unknown, dropped = mc.dropped;
+	uint32_t nrows = 0, recorded, idle = mc.idle, unknown, dropped = mc.dropped;
 	uint32_t modtot[MC_MAXMODS], nosym[MC_MAXMODS], npages, shown = 0, more = 0, nmore = 0;
 	uint64_t sum = 0, elapsed = mc.ticks;
 	struct row mods[MC_MAXMODS], *rows;
@@ -130,7 +130,8 @@ void mc_tables(struct textbuf *t, uint32_t top)
 		mods[i] = (struct row){ modtot[i], (uint16_t)i, 0 };
 		sum += modtot[i];
 	}
-	sum += idle + unknown;
+	unknown = modtot[MC_MOD_UNKNOWN];
+	sum += idle;
 	recorded = (uint32_t)MIN(sum, 0xFFFFFFFFu);
 
 	text_add(t, "=================== %s HIT REPORT ===================\n",
@@ -151,7 +152,7 @@ void mc_tables(struct textbuf *t, uint32_t top)
 	text_add(t, "----------------  ----------  -------\n");
 	ksort(mods, mc.nmods, sizeof mods[0], byhits);
 	for (uint32_t i = 0; i < mc.nmods; i++) {
-		if (!mods[i].hits)
+		if (!mods[i].hits || mods[i].mod == MC_MOD_UNKNOWN)
 			continue;
 		pct(p, sizeof p, mods[i].hits, recorded);
 		text_add(t, "%-16s  %10u  %s\n", mc.mods[mods[i].mod].name, mods[i].hits, p);
@@ -184,7 +185,7 @@ void mc_tables(struct textbuf *t, uint32_t top)
 		text_add(t, "%10u   %s %8s %-16s:%s\n", more, p, "", "", what);
 	}
 	for (uint32_t i = 0; i < mc.nmods; i++) {
-		if (!nosym[i])
+		if (!nosym[i] || i == MC_MOD_UNKNOWN)
 			continue;
 		pct(p, sizeof p, nosym[i], recorded);
 		text_add(t, "%10u   %s %8s %-16s:%s\n", nosym[i], p, "", mc.mods[i].name,
