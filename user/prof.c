@@ -97,7 +97,7 @@ static int off(void)
 
 	if (ProfileStop(path, sizeof path) < 0)
 		return fail("off");
-	printf("prof: report in %s\n", path);
+	printf("prof: report in %s, samples in %s.dump (export them for kprof)\n", path, path);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #define ABI_DOSPROF_H
 
 #include <stdint.h>
+#include "abi/dump.h"
 
 /* functions */
 #define PRF_CM_INIT   0
@@ -152,7 +153,7 @@ _Static_assert(sizeof(PRFRET) == 15, "PRFRET is 15 bytes");
  * flgbits divider when there is one. The payload is a struct dpdump, then
  * nrecords records, each a struct dpdump_rec and the bytes one PRF_CM_DUMP
  * returned. All numbers little-endian. */
-#define DPDUMP_KERNEL   "kernel"
+#define DPDUMP_KERNEL   DUMP_PATH_KERNEL
 
 struct __attribute__((packed)) dpdump {
 	uint32_t pid;                   /* 0: the kernel */

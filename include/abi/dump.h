@@ -32,6 +32,7 @@
 #define DUMP_ENGINE_STACKS   6   /* sampled call stacks */
 
 #define DUMP_MODULES_MAX   256
+#define DUMP_PATH_KERNEL   "kernel"     /* the kernel's module: its path */
 #define DUMP_BUILD_ID_MAX  64    /* bytes; a GNU build-id is usually 20 */
 #define DUMP_PATH_MAX      1024
 

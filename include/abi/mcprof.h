@@ -43,7 +43,32 @@ struct mc_entry {
 #define MC_MOD_KERNEL       0
 
 /* ProfileStop writes the report to MC_REPORT_DIR/mc.N (N counts sessions
- * since boot) and prints it on the console. */
+ * since boot) and prints it on the console; beside it, the raw dump
+ * mc.N.dump for the host tool: a common dump (abi/dump.h, engine
+ * DUMP_ENGINE_MONTE) whose modules are the kernel (path "kernel") and the
+ * programs (/bin/NAME, with their build-ids), each at load 0, then a
+ * struct mc_dump and nrecs records. Buffered, a record is a sample (its PC
+ * and weight); unbuffered, a routine's hits at its first byte, and a
+ * module's hits in no routine at pc 0. Samples in no module have module
+ * MC_DUMP_NOMOD. */
 #define MC_REPORT_DIR       "/tmp/prof"
+
+struct mc_dump {                /* 32 bytes */
+	uint32_t options;       /* ProfileStart's */
+	uint32_t nrecs;
+	uint32_t idle;          /* samples in the idle loop */
+	uint32_t dropped;       /* samples a full buffer dropped */
+	uint64_t ticks;         /* clock ticks while the session ran */
+	uint32_t reserved[2];
+};
+
+struct mc_dumprec {             /* 16 bytes */
+	uint32_t pc;
+	uint16_t mod;           /* index in the dump's module table */
+	uint16_t reserved;
+	uint32_t count;
+	uint32_t reserved2;
+};
+#define MC_DUMP_NOMOD       0xFFFFu
 
 #endif

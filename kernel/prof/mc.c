@@ -23,6 +23,7 @@
 #include "abi/mcprof.h"
 #include "clock.h"
 #include "dev.h"
+#include "elf.h"
 #include "kalloc.h"
 #include "lib.h"
 #include "proc.h"
@@ -58,7 +59,7 @@ static inline struct mc_module *modof(struct proc *p)
 /* Finds or makes the module for process p (NULL: the kernel). A new one
  * takes a reference on p's symbol table. A process past the table's end
  * gets the UNKNOWN module. */
-static struct mc_module *module_for(struct proc *p)
+static struct mc_module *module_for(struct proc *p, const struct elf_image *img)
 {
 	char name[sizeof mc.mods[0].name];
 	bool perpid = mc.options & PROFILE_PERPID;
@@ -83,6 +84,9 @@ static struct mc_module *module_for(struct proc *p)
 	m->syms = m->ref;
 	m->nsyms = m->syms ? symtab_count(m->syms) : 0;
 	m->tag = mc.nmods | 1u << 16;
+	if (img && elf_find_note(img, "GNU", NT_GNU_BUILD_ID, m->build_id, sizeof m->build_id) ==
+		   (int)sizeof m->build_id)
+		m->idlen = sizeof m->build_id;
 	mc.nmods++;
 	return m;
 }
@@ -196,10 +200,9 @@ static void mc_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct mc_module *m;
 
-	(void)img;
 	if (!mc.on || (mc.options & PROFILE_DATATYPES))
 		return;
-	m = module_for(p);
+	m = module_for(p, img);
 	module_hits(m);
 	settag(p, m);       /* before p first runs: no tick can come first */
 }
@@ -331,7 +334,7 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	 * are loaded only at a spawn while a session is on) */
 	for (int i = 0; i < NPROC; i++)
 		if (procs[i].state != P_UNUSED && procs[i].state != P_EMBRYO) {
-			struct mc_module *m = module_for(&procs[i]);
+			struct mc_module *m = module_for(&procs[i], NULL);
 			module_hits(m);
 			settag(&procs[i], m);
 		}
@@ -374,6 +377,11 @@ int sys_profile_stop(uint32_t upath, uint32_t n)
 	if (r == 0)
 		text_print(&t);
 	text_free(&t);
+	if (r == 0 && !(mc.options & PROFILE_KCALL)) {        /* -k has no samples */
+		char dpath[40];
+		ksnprintf(dpath, sizeof dpath, "%s.dump", path);
+		r = mc_write_dump(dpath);
+	}
 	end_session();
 	if (r < 0)
 		return r;

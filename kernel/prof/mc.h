@@ -22,6 +22,8 @@ struct mc_module {
 	struct symtab *ref;     /* a program's table, kept until the report */
 	uint32_t tag;           /* a buffered entry's mod word: index | weight 1 */
 	uint32_t nsyms;
+	uint8_t build_id[20];   /* for the dump; idlen 0: not known */
+	uint8_t idlen;
 	uint32_t *hits;         /* per routine, nsyms of them; NULL until needed */
 	uint32_t nosym;         /* hits in no routine of the table (or no table) */
 	uint32_t total;
@@ -63,6 +65,9 @@ extern struct mc_session mc;
 int mc_resolve(void);           /* 0 or -ENOMEM */
 void mc_tables(struct textbuf *t, uint32_t top);
 void mc_free_hits(void);
+
+/* mcdump.c: the raw dump for the host tool */
+int mc_write_dump(const char *path);
 
 /* mckcall.c: -k */
 void mc_kcall_init(void);
