@@ -8,7 +8,10 @@ USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 # OS/2's DosProfile: the driver, its workload and its tests
 USER_PROGS += dosprof dpwork dptest
 # Windows CE's Monte Carlo profiler: prof on, prof off, prof top
-USER_PROGS += prof
+USER_PROGS += prof mcwork
+# Programs also installed without symbols, as /bin/NAME.strip: what a
+# profiler shows for code it cannot name.
+USER_STRIP := mcwork
 
 # Programs also built for profiling, as /bin/NAME.pg: compiled with -pg and
 # linked with gcrt0.o (see the README's gprof section).
@@ -17,7 +20,8 @@ USER_PG := calls hotcold kwork profiltest tickcost accwork sysfuzz
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c gmon.c mcount.S
 
-USER_BINS := $(USER_PROGS:%=$(BUILD)/user/bin/%) $(USER_PG:%=$(BUILD)/user/bin/%.pg)
+USER_BINS := $(USER_PROGS:%=$(BUILD)/user/bin/%) $(USER_PG:%=$(BUILD)/user/bin/%.pg) \
+	$(USER_STRIP:%=$(BUILD)/user/bin/%.strip)
 USER_LIBOBJS := $(patsubst %,$(BUILD)/user/lib/%.o,$(basename $(USER_LIB)))
 USER_LIBC := $(BUILD)/user/libc.a
 # crt0 is linked first, by name: an archive member nobody calls might be left out.
@@ -73,6 +77,9 @@ $(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_L
 	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
 		--defsym=USER_BASE=$(USER_BASE_ADDR) \
 		-o $@ $(USER_CRT0) $(USER_GCRT0) $< $(USER_LIBC) $(LIBGCC)
+
+$(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
+	$(OBJCOPY) --strip-all $< $@
 
 # The objects are intermediate only by make's rules; keep them for debugging.
 .SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o) $(USER_PG:%=$(BUILD)/user/pg/%.o)

@@ -1,0 +1,79 @@
+/* mcwork: the Monte Carlo profiler's workload, with routines of known
+ * names and costs.
+ *
+ *   mcwork run A B C     alpha() for A ms of work, beta() for B, gamma() for C
+ *   mcwork pause A B C   the same inside a session started paused (prof on
+ *                        -P): continue before beta, pause after it, so only
+ *                        beta is profiled
+ * run and pause print beta's user ticks and the program's, from the clock.
+ *   mcwork sys N M       N getpid() calls and M uptime() calls, for -s
+ *
+ * A "ms of work" is a fixed number of loop rounds, calibrated to about a
+ * millisecond, so a run is the same run under -icount. */
+#include "ulib.h"
+#include "stdio.h"
+#include "stdlib.h"
+#include "string.h"
+
+#define ROUNDS_PER_MS 250000
+
+static volatile unsigned sink;
+
+/* the three routines: the same loop, told apart by name */
+__attribute__((noinline)) static void alpha(unsigned ms)
+{
+	for (unsigned i = 0; i < ms * ROUNDS_PER_MS / 4; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) static void beta(unsigned ms)
+{
+	for (unsigned i = 0; i < ms * ROUNDS_PER_MS / 4; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) static void gamma_(unsigned ms)
+{
+	for (unsigned i = 0; i < ms * ROUNDS_PER_MS / 4; i++)
+		sink += i;
+}
+
+static void usage(void)
+{
+	fprintf(2, "usage: mcwork run|pause A B C | mcwork sys N M\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned u0, u1, k;	/* user ticks, and kernel ticks unused */
+
+	if (argc != 5 && !(argc == 4 && !strcmp(argv[1], "sys")))
+		usage();
+	if (!strcmp(argv[1], "sys")) {
+		for (unsigned i = atoi(argv[2]); i > 0; i--)
+			getpid();
+		for (unsigned i = atoi(argv[3]); i > 0; i--)
+			uptime();
+		printf("mcwork: %d getpid, %d uptime\n", atoi(argv[2]), atoi(argv[3]));
+		return 0;
+	}
+	if (strcmp(argv[1], "run") && strcmp(argv[1], "pause"))
+		usage();
+	alpha(atoi(argv[2]));
+	if (!strcmp(argv[1], "pause") && ProfileStart(0, PROFILE_CONTINUE, NULL) < 0) {
+		fprintf(2, "mcwork: continue: %s\n", strerror(errno));
+		return 1;
+	}
+	sysstat_proc(getpid(), &u0, &k);
+	beta(atoi(argv[3]));
+	sysstat_proc(getpid(), &u1, &k);
+	if (!strcmp(argv[1], "pause") && ProfileStart(0, PROFILE_PAUSE, NULL) < 0) {
+		fprintf(2, "mcwork: pause: %s\n", strerror(errno));
+		return 1;
+	}
+	gamma_(atoi(argv[4]));
+	sysstat_proc(getpid(), &u0, &k);
+	printf("mcwork: beta user ticks %u, all %u\n", u1 - u0, u0);
+	return 0;
+}
