@@ -6,7 +6,8 @@
  *                        -P): continue before beta, pause after it, so only
  *                        beta is profiled
  * run and pause print beta's user ticks and the program's, from the clock.
- *   mcwork sys N M       N getpid() calls and M uptime() calls, for -s
+ *   mcwork sys N M       N getpid() calls and M uptime() calls, for -s; prints
+ *                        the TSC cycles they took
  *
  * A "ms of work" is a fixed number of loop rounds, calibrated to about a
  * millisecond, so a run is the same run under -icount. */
@@ -51,11 +52,14 @@ int main(int argc, char **argv)
 	if (argc != 5 && !(argc == 4 && !strcmp(argv[1], "sys")))
 		usage();
 	if (!strcmp(argv[1], "sys")) {
+		unsigned long long c0 = rdtsc(), c1;
 		for (unsigned i = atoi(argv[2]); i > 0; i--)
 			getpid();
 		for (unsigned i = atoi(argv[3]); i > 0; i--)
 			uptime();
-		printf("mcwork: %d getpid, %d uptime\n", atoi(argv[2]), atoi(argv[3]));
+		c1 = rdtsc();
+		printf("mcwork: %d getpid, %d uptime in %llu cycles\n", atoi(argv[2]), atoi(argv[3]),
+		       c1 - c0);
 		return 0;
 	}
 	if (strcmp(argv[1], "run") && strcmp(argv[1], "pause"))

@@ -8,7 +8,7 @@ USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 # OS/2's DosProfile: the driver, its workload and its tests
 USER_PROGS += dosprof dpwork dptest
 # Windows CE's Monte Carlo profiler: prof on, prof off, prof top
-USER_PROGS += prof mcwork
+USER_PROGS += prof mcwork manysyms
 # Programs also installed without symbols, as /bin/NAME.strip: what a
 # profiler shows for code it cannot name.
 USER_STRIP := mcwork
@@ -77,6 +77,15 @@ $(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_L
 	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
 		--defsym=USER_BASE=$(USER_BASE_ADDR) \
 		-o $@ $(USER_CRT0) $(USER_GCRT0) $< $(USER_LIBC) $(LIBGCC)
+
+# manysyms: 5,000 routines, generated, for the cost of a symbol lookup
+# in a big table
+MANYSYMS := 5000
+$(BUILD)/user/gen/manysyms.c: user/mksyms.sh
+	@mkdir -p $(@D)
+	sh user/mksyms.sh $(MANYSYMS) > $@.tmp && mv $@.tmp $@
+$(BUILD)/user/manysyms.o: $(BUILD)/user/gen/manysyms.c
+	$(CC) $(UCFLAGS) -c -o $@ $<
 
 $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 	$(OBJCOPY) --strip-all $< $@

@@ -7,6 +7,7 @@
 #include "abi/errno.h"
 #include "abi/memlayout.h"
 #include "dev.h"
+#include "arch.h"
 #include "clock.h"
 #include "kalloc.h"
 #include "lib.h"
@@ -47,10 +48,12 @@ static void add(uint32_t *c, uint32_t w)
 int mc_resolve(void)
 {
 	uint32_t n = mc.pos - mc.buf;
+	uint64_t t0;
 
 	if (alloc_hits() < 0)
 		return -ENOMEM;
 	kprintf("Kernel Profiler: Looking up symbols for %u hits.\n", n);
+	t0 = arch_read_tsc();
 	for (uint32_t k = 0; k < n; k++) {
 		const struct mc_entry *e = &mc.buf[k];
 		struct mc_module *m = &mc.mods[MC_ENT_MOD(e->mod)];
@@ -67,6 +70,9 @@ int mc_resolve(void)
 	}
 	if (n >= 10000)
 		kprintf("\n");
+	t0 = arch_read_tsc() - t0;
+	kprintf("Kernel Profiler: looked up in %llu cycles, %llu a hit.\n", (unsigned long long)t0,
+		(unsigned long long)(n ? t0 / n : 0));
 	return 0;
 }
 

@@ -204,6 +204,50 @@ def dosprof_rows():
     return rows
 
 
+def mc_rows():
+    """The Monte Carlo engine at 10 kHz: buffered and unbuffered samples
+    (unbuffered looks the routine up at the tick: in a small program, in
+    the kernel, and in a program of 5,000 routines), the analysis of
+    100,000 buffered samples at stop, and what -s and -k add to a system
+    call."""
+    progress("Monte Carlo: buffered, unbuffered (small, kernel, 5,000 routines), -s, -k")
+    many = 20000
+    lines = ["echo hz 10000 > /dev/kpctl", "tickcost %d" % ROUNDS,
+             "prof on; tickcost %d; prof off" % ROUNDS,
+             "prof on -u; tickcost %d; prof off" % ROUNDS,
+             "tickcost -k %d" % ROUNDS, "prof on -u; tickcost -k %d; prof off" % ROUNDS,
+             "manysyms %d" % many, "prof on -u; manysyms %d; prof off" % many,
+             "mcwork sys 20000 0", "prof on -s -u; mcwork sys 20000 0; prof off",
+             "prof on -k; mcwork sys 20000 0; prof off",
+             "prof on -i 10 -z 1024; tickcost %d; prof off" % (ROUNDS * 11)]
+    log = boot(lines)
+    r = runs(log)
+    ms = [(int(c), int(t)) for c, t in
+          re.findall(r"^manysyms: rounds \d+ cycles (\d+) ticks (\d+)", log, re.M)]
+    sc = [int(c) for c in re.findall(r"^mcwork: \d+ getpid, \d+ uptime in (\d+) cycles$", log, re.M)]
+    look = re.findall(r"^Kernel Profiler: Looking up symbols for (\d+) hits\.$", log, re.M)
+    per = re.findall(r"^Kernel Profiler: looked up in \d+ cycles, (\d+) a hit\.$", log, re.M)
+    if len(r) != 6 or len(ms) != 2 or len(sc) != 3 or not per:
+        sys.exit("bench: Monte Carlo runs: %d tickcost, %d manysyms, %d mcwork, %d lookups"
+                 % (len(r), len(ms), len(sc), len(per)))
+    (c0, _, _), (cb, tb, _), (cu, tu, _), (k0, _, _), (ku, tk, _), (cbig, tbig, _) = r
+    return [("Monte Carlo buffered: marginal instructions per sample", "%.1f" % ((cb - c0) / tb),
+             "exact; goal <= 20; (cycles on - off) / ticks, user-mode workload"),
+            ("Monte Carlo unbuffered, a small program: marginal instructions per sample",
+             "%.1f" % ((cu - c0) / tu), "exact; the routine looked up at the tick"),
+            ("Monte Carlo unbuffered, the kernel's symbols: marginal instructions per sample",
+             "%.1f" % ((ku - k0) / tk), "exact; kernel workload (tickcost -k)"),
+            ("Monte Carlo unbuffered, 5,000 routines: marginal instructions per sample",
+             "%.1f" % ((ms[1][0] - ms[0][0]) / ms[1][1]),
+             "exact; goal <= 60; manysyms, 5,000 routines in turn"),
+            ("Monte Carlo buffered: analysis at stop, instructions per sample", per[-1],
+             "exact; %s samples (prof on -i 10, 100 kHz)" % look[-1]),
+            ("prof on -s: instructions added to a system call", "%.0f" % ((sc[1] - sc[0]) / 20000),
+             "exact; 20,000 getpid calls, unbuffered"),
+            ("prof on -k: instructions added to a system call", "%.0f" % ((sc[2] - sc[0]) / 20000),
+             "exact; 20,000 getpid calls, timed")]
+
+
 def main():
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
@@ -263,6 +307,7 @@ def main():
     rows += heat_rows()
 
     rows += dosprof_rows()
+    rows += mc_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
     host_rows = []
