@@ -17,8 +17,30 @@ $(BUILD)/%.asm.o: %.asm | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(NASM) -f elf32 -g -F dwarf -MD $(@:.o=.d) -MP $(abspath $<) -o $@
 
-$(BUILD)/kernel.elf: $(KERNEL_OBJ) kernel/kernel.ld
-	$(LD) -m elf_i386 -nostdlib --build-id=sha1 -T kernel/kernel.ld -o $@ $(KERNEL_OBJ) $(LIBGCC)
+# Two links: the first with an empty symbol table, from which
+# kernel/mkksyms.sh makes the real one for the second. The table is in
+# .rodata, after .text, so embedding it moves no function: the second link
+# checks that every function symbol is where the first had it.
+KLINK = $(LD) -m elf_i386 -nostdlib --build-id=sha1 -T kernel/kernel.ld
+KTEXTSYMS = $(NM) -S --defined-only $(1) | awk '$$3 ~ /^[tT]$$/ || $$2 ~ /^[tT]$$/'
+
+$(BUILD)/ksyms0.c: kernel/mkksyms.sh
+	@mkdir -p $(@D)
+	sh kernel/mkksyms.sh $(NM) > $@
+$(BUILD)/ksyms.c: $(BUILD)/kernel.pass1.elf kernel/mkksyms.sh
+	sh kernel/mkksyms.sh $(NM) $< > $@
+$(BUILD)/ksyms0.o $(BUILD)/ksyms.o: $(BUILD)/%.o: $(BUILD)/%.c
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/kernel.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o kernel/kernel.ld
+	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms0.o $(LIBGCC)
+
+$(BUILD)/kernel.elf: $(KERNEL_OBJ) $(BUILD)/ksyms.o kernel/kernel.ld
+	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o $(LIBGCC)
+	@$(call KTEXTSYMS,$(BUILD)/kernel.pass1.elf) > $(BUILD)/kernel.pass1.syms
+	@$(call KTEXTSYMS,$@) > $(BUILD)/kernel.pass2.syms
+	@cmp -s $(BUILD)/kernel.pass1.syms $(BUILD)/kernel.pass2.syms || { \
+		echo "$@: the symbol table moved functions between the links"; rm -f $@; exit 1; }
 	grub-file --is-x86-multiboot2 $@ || { echo "$@: not multiboot2"; rm -f $@; exit 1; }
 	$(NM) -n $@ > $(BUILD)/kernel.sym
 	$(OBJDUMP) -S $@ > $(BUILD)/kernel.asm

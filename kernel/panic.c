@@ -3,15 +3,20 @@
 #include "arch.h"
 #include "abi/qemu_exit.h"
 #include "lib.h"
+#include "symtab.h"
 
 void backtrace(uint32_t fp, int max)
 {
 	uint32_t pcs[16];
 	int n = arch_stack_walk_kernel(fp, pcs, MIN(max, (int)NELEM(pcs)));
 
+	char name[64];
+
 	kprintf("backtrace:\n");
-	for (int i = 0; i < n; i++)
-		kprintf("  #%d 0x%08x\n", i, pcs[i]);
+	for (int i = 0; i < n; i++) {
+		symtab_format(name, sizeof name, pcs[i]);
+		kprintf("  #%d 0x%08x %s\n", i, pcs[i], name);
+	}
 }
 
 void panic(const char *fmt, ...)

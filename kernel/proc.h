@@ -33,6 +33,7 @@ struct proc {
 	struct file *ofile[NOFILE];
 	char cwd[PATH_MAX];
 	struct prof_proc prof;  /* the profilers' state (kernel/prof/) */
+	struct symtab *syms;    /* its function symbols, while a profiler wants them */
 };
 
 extern struct proc procs[NPROC];

@@ -30,6 +30,7 @@ struct kstat {
 static struct {
 	struct kstat sys[NSYSCALL], sites[NSITES], pick;
 	uint32_t site[NSITES];  /* each section's splhi caller; 0: free */
+	bool shown[NSITES];     /* the report's */
 	uint32_t othersites;    /* sections past NSITES, counted in "other" */
 	struct kstat other;
 	/* per process slot: the system call in progress */
@@ -176,17 +177,18 @@ void mc_kcall_report(struct textbuf *t)
 		ksnprintf(idx, sizeof idx, "%u", n);
 		row(t, idx, i >= 0 ? symtab_name(ks, i) : "?", &kc.sys[n]);
 	}
-	for (int h = 0; h < NSITES; h++) {
-		int i;
-		if (!kc.site[h])
-			continue;
-		i = symtab_find(ks, kc.site[h]);
-		if (i >= 0)
-			ksnprintf(name, sizeof name, "cli %s+0x%x", symtab_name(ks, i),
-				  kc.site[h] - symtab_addr(ks, i));
-		else
-			ksnprintf(name, sizeof name, "cli 0x%08x", kc.site[h]);
-		ksnprintf(idx, sizeof idx, "c%d", h);
+	/* the interrupts-off sections, longest in all first, numbered c1... */
+	for (int k = 1;; k++) {
+		int h = -1;
+		for (int j = 0; j < NSITES; j++)
+			if (kc.site[j] && !kc.shown[j] && (h < 0 || kc.sites[j].total > kc.sites[h].total))
+				h = j;
+		if (h < 0)
+			break;
+		kc.shown[h] = true;
+		symtab_format(name + 4, sizeof name - 4, kc.site[h]);
+		memcpy(name, "cli ", 4);
+		ksnprintf(idx, sizeof idx, "c%d", k);
 		row(t, idx, name, &kc.sites[h]);
 		all.calls += kc.sites[h].calls;
 		all.total += kc.sites[h].total;

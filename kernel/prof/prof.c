@@ -32,6 +32,7 @@
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
+#include "symtab.h"
 
 volatile prof_sample_fn prof_tick;
 volatile prof_userret_fn prof_userret_hook;
@@ -238,9 +239,12 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 	return 0;
 }
 
+/* The symbol service's hooks come first at spawn and last at exit, so
+ * every engine's hook sees the program's symbols. */
 void prof_spawn(struct proc *p, const struct elf_image *img)
 {
 	memset(&p->prof, 0, sizeof p->prof);
+	symtab_spawn(p, img);
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->spawn)
 			engines[i]->spawn(p, img);
@@ -252,12 +256,15 @@ void prof_exit(struct proc *p)
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->exit)
 			engines[i]->exit(p);
+	symtab_exit(p);
 }
 
 /* Starts the engines built into the kernel, in the order of their list,
  * which is the fan-out's order. */
 void prof_init(void)
 {
+	symtab_init();
+	symtab_devinit();
 #define X(name) name##_init();
 	PROF_ENGINES(X)
 #undef X

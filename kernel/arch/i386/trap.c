@@ -8,6 +8,7 @@
 #include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"
+#include "symtab.h"
 #include "syscall.h"
 #include "x86.h"
 
@@ -41,6 +42,8 @@ static const char *trapname(uint32_t n)
  * panic status so a test harness sees it. */
 static void kernel_fault(struct trapframe *tf)
 {
+	char name[64];
+
 	kprintf("\nkernel trap %u (%s) err 0x%x\n", tf->trapno, trapname(tf->trapno), tf->err);
 	if (tf->trapno == T_PGFLT)
 		kprintf("  fault address 0x%08x\n", read_cr2());
@@ -48,8 +51,8 @@ static void kernel_fault(struct trapframe *tf)
 	kprintf("  esi 0x%08x edi 0x%08x ebp 0x%08x esp 0x%08x\n", tf->esi, tf->edi, tf->ebp,
 		(uint32_t)&tf->esp);
 	kprintf("  cs 0x%04x ds 0x%04x eflags 0x%08x\n", tf->cs, tf->ds, tf->eflags);
-	kprintf("  eip 0x%08x", tf->eip);
-	kprintf("\n");
+	symtab_format(name, sizeof name, tf->eip);
+	kprintf("  eip 0x%08x %s\n", tf->eip, name);
 	backtrace(tf->ebp, 16);
 	panic("trap %u (%s) in kernel", tf->trapno, trapname(tf->trapno));
 }

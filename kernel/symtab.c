@@ -1,0 +1,303 @@
+/* The symbol service (symtab.h): the kernel's table, embedded by the
+ * build, and programs' tables, read from their ELF .symtab at spawn while
+ * a profiler holds the service. Both are sorted arrays of (address, size,
+ * name) with an index: bucket b of 2^shift bytes names the last symbol
+ * that starts at or before the bucket's start, so a lookup is one load and
+ * a scan over the few symbols that start inside one bucket. The buckets
+ * are about as many as the symbols, so the scan is short on average
+ * whatever the table's size. */
+#include "abi/errno.h"
+#include "abi/memlayout.h"
+#include "dev.h"
+#include "elf.h"
+#include "kalloc.h"
+#include "lib.h"
+#include "proc.h"
+#include "symtab.h"
+
+struct symtab {
+	const struct ksym *syms;
+	const char *names;
+	uint32_t n;
+	uint32_t lo, hi;        /* the span: [lo, hi) */
+	uint32_t shift;
+	uint32_t *index;        /* (hi - lo) >> shift, plus one, buckets */
+	int refs;               /* a program's table: its holders */
+	uint32_t npages;        /* a program's table: one allocation of these */
+};
+
+extern char _text_start[], _text_end[];
+
+static struct symtab ktab;
+static int holds;
+static uint32_t loaded;
+
+/* the bucket size for n symbols over span bytes: the smallest power of
+ * two that makes at most n buckets */
+static uint32_t shift_for(uint32_t span, uint32_t n)
+{
+	uint32_t s = 0;
+
+	while (s < 31 && (span >> s) > MAX(n, 1))
+		s++;
+	return s;
+}
+
+static uint32_t nbuckets(const struct symtab *t)
+{
+	return ((t->hi - t->lo) >> t->shift) + 1;
+}
+
+static void build_index(struct symtab *t)
+{
+	uint32_t i = 0;
+
+	for (uint32_t b = 0; b < nbuckets(t); b++) {
+		uint32_t at = t->lo + (b << t->shift);
+		while (i + 1 < t->n && t->syms[i + 1].addr <= at)
+			i++;
+		t->index[b] = i;
+	}
+}
+
+void symtab_init(void)
+{
+	ktab.syms = ksym_table;
+	ktab.names = ksym_names;
+	ktab.n = ksym_count;
+	ktab.lo = (uint32_t)_text_start;
+	ktab.hi = (uint32_t)_text_end;
+	ktab.shift = shift_for(ktab.hi - ktab.lo, ktab.n);
+	ktab.index = kalloc_contig(ROUNDUP(nbuckets(&ktab) * 4, PGSIZE) / PGSIZE);
+	if (!ktab.index)
+		panic("symtab: no memory for the kernel's index");
+	build_index(&ktab);
+}
+
+const struct symtab *symtab_kernel(void)
+{
+	return &ktab;
+}
+
+bool symtab_covers(const struct symtab *t, uint32_t pc)
+{
+	return t && pc - t->lo < t->hi - t->lo;
+}
+
+int symtab_find(const struct symtab *t, uint32_t pc)
+{
+	const struct ksym *s;
+	uint32_t i;
+
+	if (!t || !t->n || pc - t->lo >= t->hi - t->lo)
+		return -1;
+	s = t->syms;
+	i = t->index[(pc - t->lo) >> t->shift];
+	while (i + 1 < t->n && s[i + 1].addr <= pc)
+		i++;
+	if (s[i].addr > pc)
+		return -1;                      /* before the first symbol */
+	if (s[i].size && pc - s[i].addr >= s[i].size)
+		return -1;                      /* past its end, before the next */
+	return i;
+}
+
+uint32_t symtab_count(const struct symtab *t)
+{
+	return t ? t->n : 0;
+}
+
+const char *symtab_name(const struct symtab *t, int i)
+{
+	return t->names + t->syms[i].name;
+}
+
+uint32_t symtab_addr(const struct symtab *t, int i)
+{
+	return t->syms[i].addr;
+}
+
+uint32_t symtab_size(const struct symtab *t, int i)
+{
+	return t->syms[i].size;
+}
+
+void symtab_format(char *buf, size_t n, uint32_t pc)
+{
+	int i = symtab_find(&ktab, pc);
+
+	if (i < 0)
+		ksnprintf(buf, n, "0x%08x", pc);
+	else
+		ksnprintf(buf, n, "%s+0x%x", symtab_name(&ktab, i), pc - symtab_addr(&ktab, i));
+}
+
+/* ---- programs ---- */
+
+void symtab_hold(void)
+{
+	holds++;
+}
+
+void symtab_release(void)
+{
+	if (holds > 0)
+		holds--;
+}
+
+uint32_t symtab_loaded(void)
+{
+	return loaded;
+}
+
+#define STT_NOTYPE 0
+#define STT_FUNC   2
+#define NAMEMAX    64
+
+/* a symbol worth a name: a function, or an assembly label, inside the
+ * program's executable segment */
+static bool wanted(const struct elfsym *s, const char *name, uint32_t lo, uint32_t hi)
+{
+	uint32_t type = s->info & 0xf;
+
+	return (type == STT_FUNC || type == STT_NOTYPE) && s->shndx != 0 && name[0] &&
+	       name[0] != '$' && s->value - lo < hi - lo;
+}
+
+static int byaddr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;     /* the sized one last */
+}
+
+/* Reads a program's function symbols into one allocation: the table,
+ * then the syms, the index and the names. NULL if it has none or there
+ * is no memory. Two passes over the file: count, then copy. */
+static struct symtab *load(const struct elf_image *img)
+{
+	struct secthdr sh;
+	struct elfsym s;
+	char name[NAMEMAX];
+	uint32_t lo = ~0u, hi = 0, n = 0, bytes = 0, size, total;
+	struct symtab *t;
+	char *names;
+
+	for (int i = 0; i < img->nph; i++)
+		if (img->ph[i].flags & 1) {     /* PF_X */
+			lo = MIN(lo, img->ph[i].vaddr);
+			hi = MAX(hi, img->ph[i].vaddr + img->ph[i].memsz);
+		}
+	if (lo >= hi || elf_find_section(img, SHT_SYMTAB, &sh) < 0)
+		return NULL;
+	for (uint32_t i = 0; elf_symbol(img, &sh, i, &s, name, sizeof name) == 0; i++)
+		if (wanted(&s, name, lo, hi)) {
+			n++;
+			bytes += strlen(name) + 1;
+		}
+	if (n == 0)
+		return NULL;
+	t = NULL;
+	{
+		struct symtab probe = { .n = n, .lo = lo, .hi = hi, .shift = shift_for(hi - lo, n) };
+		size = ROUNDUP(sizeof *t, 8) + n * sizeof(struct ksym) + nbuckets(&probe) * 4 + bytes;
+		total = ROUNDUP(size, PGSIZE) / PGSIZE;
+		if (!(t = kalloc_contig(total)))
+			return NULL;
+		*t = probe;
+	}
+	t->npages = total;
+	t->syms = (struct ksym *)((char *)t + ROUNDUP(sizeof *t, 8));
+	t->index = (uint32_t *)(t->syms + n);
+	names = (char *)(t->index + nbuckets(t));
+	t->names = names;
+	n = bytes = 0;
+	for (uint32_t i = 0; elf_symbol(img, &sh, i, &s, name, sizeof name) == 0 && n < t->n; i++) {
+		struct ksym *k = (struct ksym *)&t->syms[n];
+		if (!wanted(&s, name, lo, hi))
+			continue;
+		*k = (struct ksym){ s.value, s.size, bytes };
+		strlcpy(names + bytes, name, NAMEMAX);
+		bytes += strlen(name) + 1;
+		n++;
+	}
+	t->n = n;
+	ksort((void *)t->syms, n, sizeof(struct ksym), byaddr);
+	build_index(t);
+	t->refs = 1;
+	loaded++;
+	return t;
+}
+
+void symtab_spawn(struct proc *p, const struct elf_image *img)
+{
+	p->syms = holds > 0 ? load(img) : NULL;
+}
+
+void symtab_exit(struct proc *p)
+{
+	symtab_put(p->syms);
+	p->syms = NULL;
+}
+
+struct symtab *symtab_get(struct proc *p)
+{
+	if (p->syms)
+		p->syms->refs++;
+	return p->syms;
+}
+
+void symtab_put(struct symtab *t)
+{
+	if (!t || t == &ktab || --t->refs > 0)
+		return;
+	loaded--;
+	kfree_contig(t, t->npages);
+}
+
+/* /dev/ksyms: the kernel's table, one "address size name" line each, in
+ * the table's order */
+enum { Qksyms };
+static const struct dirtab tab[] = { { "ksyms", Qksyms, false } };
+
+static int ks_open(int id, struct file *f)
+{
+	struct textbuf t;
+
+	(void)id;
+	if (!text_begin(&t))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ktab.n; i++)
+		text_add(&t, "%08x %08x %s\n", ktab.syms[i].addr, ktab.syms[i].size,
+			 ktab.names + ktab.syms[i].name);
+	return text_finish(&t, f);
+}
+
+static void ks_close(int id, struct file *f)
+{
+	(void)id;
+	snap_close(f);
+}
+
+static int ks_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
+{
+	(void)id;
+	return snap_read(f, buf, n, off);
+}
+
+static uint32_t ks_size(int id, struct file *f)
+{
+	(void)id;
+	return f ? snap_size(f) : 0;
+}
+
+static const struct dev ksymsdev = {
+	"ksyms", tab, NELEM(tab), ks_open, ks_close, ks_read, NULL, ks_size,
+};
+
+void symtab_devinit(void)
+{
+	devfs_register(&ksymsdev);
+}
