@@ -18,8 +18,15 @@ static uint32_t nfree, ntotal;
  * probability from a pseudo-random generator, so that every allocating path's
  * failure runs. Armed once init is running (a boot that cannot start a
  * shell tells nothing). */
-static uint32_t fail_every, fail_permille, fail_state, fail_calls;
+static uint32_t fail_every, fail_permille, fail_state, fail_calls, fail_once;
 static uint32_t injected;
+
+/* the nth allocation from now fails, once (0: none); for tests that walk
+ * a path's allocations one by one (/dev/proftest's failonce) */
+void kalloc_failonce(uint32_t n)
+{
+	fail_once = n;
+}
 
 void kalloc_failinject(uint32_t every, uint32_t start, uint32_t permille)
 {
@@ -37,7 +44,9 @@ static bool inject(void)
 {
 	bool fail = false;
 
-	if (fail_every)
+	if (fail_once && --fail_once == 0)
+		fail = true;
+	else if (fail_every)
 		fail = ++fail_calls % fail_every == 0;
 	else if (fail_permille) {
 		fail_state = fail_state * 1103515245u + 12345u;

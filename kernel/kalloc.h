@@ -22,6 +22,7 @@ uint32_t kalloc_total_pages(void);
  * start; 0, 0: none */
 void kalloc_failinject(uint32_t every, uint32_t start, uint32_t permille);
 uint32_t kalloc_injected(void);        /* allocations failed on purpose */
+void kalloc_failonce(uint32_t n);      /* the nth allocation from now fails, once */
 
 /* n physically contiguous pages, zero-filled, or NULL. Used for buffers the
  * clock interrupt indexes directly. It searches a bitmap of all memory

@@ -15,6 +15,7 @@
 #include "multiboot.h"
 #include "prof/prof.h"
 #include "ring.h"
+#include "symtab.h"
 #include "uaccess.h"
 
 static int failures, checks;
@@ -386,6 +387,73 @@ static void t_muldiv(void)
 	      1842993727310ull);       /* 2^40 * 1e9 / 596590000, floor */
 }
 
+static int cmpint(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* heapsort: sorted, and the same elements, for several sizes and orders */
+static void t_ksort(void)
+{
+	static int v[300];
+	uint32_t x = 12345;
+
+	for (int n = 0; n <= 300; n += 37) {
+		long sum = 0, after = 0;
+		for (int i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			v[i] = (int)(x >> 16) % 50 - 25;       /* duplicates, negatives */
+			sum += v[i];
+		}
+		ksort(v, n, sizeof v[0], cmpint);
+		for (int i = 0; i < n; i++) {
+			after += v[i];
+			CHECK(i == 0 || v[i - 1] <= v[i]);
+		}
+		CHECK(sum == after);
+	}
+	for (int i = 0; i < 100; i++)
+		v[i] = 100 - i;                 /* reversed */
+	ksort(v, 100, sizeof v[0], cmpint);
+	CHECK(v[0] == 1 && v[99] == 100);
+}
+
+/* The kernel's table: sorted, and each symbol found at its first byte and
+ * its last, and not one past its end (there the next one starts, or none
+ * does); outside the text, nothing. */
+static void t_symtab(void)
+{
+	const struct symtab *t;
+	uint32_t n;
+
+	symtab_init();
+	t = symtab_kernel();
+	n = symtab_count(t);
+	CHECK(n > 100);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = symtab_addr(t, i), end;
+		int k = symtab_find(t, a);
+		if (i + 1 < n)
+			CHECK(a <= symtab_addr(t, i + 1));
+		if (!symtab_covers(t, a))
+			continue;               /* _text_end: a bound, not code */
+		CHECK(k >= 0 && symtab_addr(t, k) == a);
+		if (k < 0 || (uint32_t)k != i)
+			continue;               /* a twin at the same address is preferred */
+		end = symtab_size(t, i) ? a + symtab_size(t, i) :
+		      i + 1 < n ? symtab_addr(t, i + 1) : a + 1;
+		if (end == a)
+			continue;
+		CHECK(symtab_find(t, end - 1) == k);
+		CHECK(symtab_find(t, end) != k);
+	}
+	CHECK(symtab_find(t, symtab_addr(t, 0) - 1) < 0);
+	CHECK(symtab_find(t, 0) < 0 && symtab_find(t, 0xFFFFFFFFu) < 0);
+	CHECK(symtab_find(NULL, symtab_addr(t, 0)) < 0);
+	CHECK(strcmp(symtab_name(t, symtab_find(t, (uint32_t)t_symtab)), "t_symtab") == 0);
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -403,6 +471,8 @@ static const struct {
 	{ t_saturate, "saturating_counter" },
 	{ t_multiboot, "multiboot_parser" },
 	{ t_ctl, "control_messages" },
+	{ t_ksort, "ksort" },
+	{ t_symtab, "kernel_symbols" },
 	{ ktest_prof_engines, "profiling_engines" },
 	{ ktest_stack_walk, "stack_walk" },
 	{ ktest_prof_frame, "sample_frame_walk" },

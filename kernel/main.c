@@ -11,6 +11,7 @@
 #include "file.h"
 #include "kalloc.h"
 #include "lib.h"
+#include "symtab.h"
 #include "multiboot.h"
 #include "proc.h"
 #include "prof/prof.h"
@@ -66,6 +67,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 		reserved[nres++] = (struct memrange){ bi.mods[i].start, bi.mods[i].end };
 	kalloc_init(bi.avail, bi.navail, reserved, nres, KERN_TOP);
 	arch_paging_init(bi.ram_top);
+	symtab_init();          /* from here on, a trap report names functions */
 	kprintf("mem: %u KiB usable in %d regions, %u pages free\n", bi.mem_kib, bi.navail,
 		kalloc_free_pages());
 	for (int i = 0; i < bi.nmods; i++)

@@ -14,7 +14,7 @@ void backtrace(uint32_t fp, int max)
 
 	kprintf("backtrace:\n");
 	for (int i = 0; i < n; i++) {
-		symtab_format(name, sizeof name, pcs[i]);
+		symtab_format(name, sizeof name, pcs[i], true);
 		kprintf("  #%d 0x%08x %s\n", i, pcs[i], name);
 	}
 }

@@ -62,6 +62,8 @@ static void build_index(struct symtab *t)
 
 void symtab_init(void)
 {
+	if (ktab.index)
+		return;         /* the in-kernel tests came first */
 	ktab.syms = ksym_table;
 	ktab.names = ksym_names;
 	ktab.n = ksym_count;
@@ -122,9 +124,9 @@ uint32_t symtab_size(const struct symtab *t, int i)
 	return t->syms[i].size;
 }
 
-void symtab_format(char *buf, size_t n, uint32_t pc)
+void symtab_format(char *buf, size_t n, uint32_t pc, bool ret)
 {
-	int i = symtab_find(&ktab, pc);
+	int i = symtab_find(&ktab, ret ? pc - 1 : pc);
 
 	if (i < 0)
 		ksnprintf(buf, n, "0x%08x", pc);
@@ -174,9 +176,10 @@ static int byaddr(const void *a, const void *b)
 }
 
 /* Reads a program's function symbols into one allocation: the table,
- * then the syms, the index and the names. NULL if it has none or there
- * is no memory. Two passes over the file: count, then copy. */
-static struct symtab *load(const struct elf_image *img)
+ * then the syms, the index and the names. NULL if it has none (*err 0)
+ * or there is no memory (*err -ENOMEM). Two passes over the file: count,
+ * then copy. */
+static struct symtab *load(const struct elf_image *img, int *err)
 {
 	struct secthdr sh;
 	struct elfsym s;
@@ -185,6 +188,7 @@ static struct symtab *load(const struct elf_image *img)
 	struct symtab *t;
 	char *names;
 
+	*err = 0;
 	for (int i = 0; i < img->nph; i++)
 		if (img->ph[i].flags & 1) {     /* PF_X */
 			lo = MIN(lo, img->ph[i].vaddr);
@@ -204,8 +208,10 @@ static struct symtab *load(const struct elf_image *img)
 		struct symtab probe = { .n = n, .lo = lo, .hi = hi, .shift = shift_for(hi - lo, n) };
 		size = ROUNDUP(sizeof *t, 8) + n * sizeof(struct ksym) + nbuckets(&probe) * 4 + bytes;
 		total = ROUNDUP(size, PGSIZE) / PGSIZE;
-		if (!(t = kalloc_contig(total)))
+		if (!(t = kalloc_contig(total))) {
+			*err = -ENOMEM;
 			return NULL;
+		}
 		*t = probe;
 	}
 	t->npages = total;
@@ -231,9 +237,17 @@ static struct symtab *load(const struct elf_image *img)
 	return t;
 }
 
+/* A program whose table cannot be had runs without one: its samples are
+ * a module without symbols. Running out of memory for it is said, since
+ * the report would otherwise not tell why. */
 void symtab_spawn(struct proc *p, const struct elf_image *img)
 {
-	p->syms = holds > 0 ? load(img) : NULL;
+	int err;
+
+	p->syms = holds > 0 ? load(img, &err) : NULL;
+	if (holds > 0 && !p->syms && err)
+		kprintf("symtab: pid %d (%s): no memory for its symbols; it runs without them\n",
+			p->pid, p->name);
 }
 
 void symtab_exit(struct proc *p)

@@ -39,8 +39,10 @@ uint32_t symtab_count(const struct symtab *t);
 const char *symtab_name(const struct symtab *t, int i);
 uint32_t symtab_addr(const struct symtab *t, int i);
 uint32_t symtab_size(const struct symtab *t, int i);
-/* "name+0xoff" for a kernel address, or its hex */
-void symtab_format(char *buf, size_t n, uint32_t pc);
+/* "name+0xoff" for a kernel address, or its hex. A return address (ret)
+ * is named by its call, the byte before it: a call to a function that
+ * does not return may be the last instruction of its caller. */
+void symtab_format(char *buf, size_t n, uint32_t pc, bool ret);
 
 /* Programs' tables. While the service is held (a counted hold: each
  * profiler that wants names holds it for as long as it does), a spawn

@@ -186,7 +186,7 @@ void mc_kcall_report(struct textbuf *t)
 		if (h < 0)
 			break;
 		kc.shown[h] = true;
-		symtab_format(name + 4, sizeof name - 4, kc.site[h]);
+		symtab_format(name + 4, sizeof name - 4, kc.site[h], true);
 		memcpy(name, "cli ", 4);
 		ksnprintf(idx, sizeof idx, "c%d", k);
 		row(t, idx, name, &kc.sites[h]);

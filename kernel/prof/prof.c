@@ -263,7 +263,6 @@ void prof_exit(struct proc *p)
  * which is the fan-out's order. */
 void prof_init(void)
 {
-	symtab_init();
 	symtab_devinit();
 #define X(name) name##_init();
 	PROF_ENGINES(X)

@@ -9,11 +9,14 @@
  *   noop   samples and does nothing: the cost of the fan-out
  *
  *   /dev/proftest  write "hooks on|off", "noop on|off" or "clear";
- *                  read the log */
+ *                  read the log
+ *                  "failonce N": the Nth page allocation from now fails,
+ *                  once (fault injection walked along a path) */
 #include "abi/errno.h"
 #include "ctl.h"
 #include "dev.h"
 #include "elf.h"
+#include "kalloc.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
@@ -132,6 +135,13 @@ static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_
 
 	if ((r = ctl_parse(buf, n, 32, &m)) < 0)
 		return r;
+	if (ctl_cmd(&m, "failonce", 1)) {
+		uint32_t v;
+		if (!ctl_uint(&m, 1, &v))
+			return -EINVAL;
+		kalloc_failonce(v);
+		return n;
+	}
 	if (ctl_cmd(&m, "clear", 0)) {
 		loglen = logdropped = 0;
 		return n;

@@ -79,10 +79,11 @@ def kernel_crash(m, trapno, name, extra):
     m.expect(r"^(halting \(status \d+\)|kprof-os: ready)$")
     m.check(m.transcript(),
             [r"^kernel trap %d \(%s\) err 0x[0-9a-f]+$" % (trapno, re.escape(name))] + extra +
-            [r"^  eip 0x[0-9a-f]{8}$", r"^backtrace:$", r"^  #0 0x[0-9a-f]{8}$",
+            [r"^  eip 0x[0-9a-f]{8} \w+\+0x[0-9a-f]+$", r"^backtrace:$",
+             r"^  #0 0x[0-9a-f]{8} \w+\+0x[0-9a-f]+$",
              r"^panic: trap %d \(%s\) in kernel$" % (trapno, re.escape(name)), PANIC_HALT],
             forbid=[r"^kprof-os: ready$", r"^crash: unknown mode"], ordered=True)
-    eip = int(re.search(r"^  eip (0x[0-9a-f]{8})$", m.transcript(), re.M).group(1), 16)
+    eip = int(re.search(r"^  eip (0x[0-9a-f]{8}) ", m.transcript(), re.M).group(1), 16)
     lo, hi = kernel_text()
     assert lo <= eip < hi, "eip %#x is outside the kernel text %#x..%#x" % (eip, lo, hi)
     status = m.wait_exit(10)

@@ -51,7 +51,7 @@ static void kernel_fault(struct trapframe *tf)
 	kprintf("  esi 0x%08x edi 0x%08x ebp 0x%08x esp 0x%08x\n", tf->esi, tf->edi, tf->ebp,
 		(uint32_t)&tf->esp);
 	kprintf("  cs 0x%04x ds 0x%04x eflags 0x%08x\n", tf->cs, tf->ds, tf->eflags);
-	symtab_format(name, sizeof name, tf->eip);
+	symtab_format(name, sizeof name, tf->eip, false);
 	kprintf("  eip 0x%08x %s\n", tf->eip, name);
 	backtrace(tf->ebp, 16);
 	panic("trap %u (%s) in kernel", tf->trapno, trapname(tf->trapno));
