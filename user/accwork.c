@@ -4,7 +4,8 @@
  * measured part starts and "stop" when it ends, so both profiles cover the
  * same loops and nothing of the start, the calibration or the exit. CTL
  * "dosprof" starts and stops instead the DosProfile session that
- * `dosprof -c` set up on this process. Built
+ * `dosprof -c` set up on this process; CTL "mc" continues and pauses the
+ * Monte Carlo session that `prof on -P` started paused. Built
  * for profiling (accwork.pg), it keeps profil(2) off outside that part by
  * moncontrol, for the same reason.
  *   accwork mix ROUNDS [CTL]  six functions in a fixed ratio of instructions
@@ -147,6 +148,15 @@ static void ctl(const char *what)
 		return;
 	if (strcmp(ctlfile, "dosprof") == 0) {
 		dosprof_ctl(strcmp(what, "pid") == 0);
+		return;
+	}
+	if (strcmp(ctlfile, "mc") == 0) {
+		if (ProfileStart(0, strcmp(what, "pid") == 0 ? PROFILE_CONTINUE : PROFILE_PAUSE,
+				 NULL) < 0) {
+			fprintf(2, "accwork: ProfileStart: %s (run it after prof on -P)\n",
+				strerror(errno));
+			exit(1);
+		}
 		return;
 	}
 	n = strcmp(what, "pid") == 0 ? snprintf(msg, sizeof msg, "pid %d", getpid()) :

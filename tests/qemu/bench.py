@@ -70,10 +70,11 @@ def accuracy_row(name, heat, samples, prog="accwork"):
 
 def accuracy_boot(cmdline):
     """One guest: the accwork loops traced by heat, then sampled by usample,
-    by profil(2) (accwork.pg) and by DosProfile's hit table; returns the 10
-    exports in order: heat and samples for usample's mix and lock, then
-    for profil's, then DosProfile's dumps of mix and lock (against the
-    first heat exports: the same program). profil's gmon
+    by profil(2) (accwork.pg), by DosProfile's hit table and by the Monte
+    Carlo engine; returns the 12 exports in order: heat and samples for
+    usample's mix and lock, then for profil's, then DosProfile's dumps of
+    mix and lock, then the Monte Carlo ones (these four against the first
+    heat exports: the same program). profil's gmon
     file is named by pid, so the runs are typed one by one and the name is
     read back with ls (the shell has no wildcards)."""
     from qemu import Machine
@@ -104,12 +105,18 @@ def accuracy_boot(cmdline):
                 if len(d) != 1:
                     sys.exit("bench: dosprof accwork %s gave no dump:\n%s" % (what, out))
                 m.run("export " + d[0])
+            for what, _, sampled in runs_:
+                out = m.run("prof on -P; accwork %s %s mc; prof off" % (what, sampled), timeout=600)
+                d = re.findall(r"^prof: report in \S+, samples in (\S+\.dump)", out, re.M)
+                if len(d) != 1:
+                    sys.exit("bench: prof accwork %s gave no dump:\n%s" % (what, out))
+                m.run("export " + d[0])
             m.halt()
             ar = m.archives()
         finally:
             m.close()
-    if len(ar) != 10:
-        sys.exit("bench: expected 10 exports from the accuracy boot, got %d" % len(ar))
+    if len(ar) != 12:
+        sys.exit("bench: expected 12 exports from the accuracy boot, got %d" % len(ar))
     return ar
 
 
@@ -145,6 +152,10 @@ def heat_rows():
         for k, what in ((0, "mix"), (2, "lock (lock-step)")):
             (dump,) = ar[8 + k // 2].values()
             rows.append(accuracy_row("DosProfile hit table vs heat, accwork %s%s" % (what, j),
+                                     ar[k]["dev/heat"], dump))
+        for k, what in ((0, "mix"), (2, "lock (lock-step)")):
+            (dump,) = ar[10 + k // 2].values()
+            rows.append(accuracy_row("Monte Carlo buffered vs heat, accwork %s%s" % (what, j),
                                      ar[k]["dev/heat"], dump))
     return rows
 

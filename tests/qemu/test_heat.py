@@ -167,7 +167,7 @@ def heat_safety(m):
 
 def accuracy(m, k_heat, k_samples, elf=ACCWORK):
     samples = [p for n, p in files(m, k_samples).items()
-               if n == "usample" or n.startswith("gmon.") or n.startswith("dosprof.")]
+               if n == "usample" or n.startswith("gmon.") or n.startswith("dosprof.") or n.startswith("mc.")]
     out, _ = kprof("accuracy", elf, files(m, k_heat)["heat"], samples[0])
     mm = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+|inf)$", out, re.M)
     assert mm, "no summary line in:\n" + out
@@ -202,6 +202,16 @@ def dosprof_run(m, sampled_args):
     m.check(m.run("export " + path), [r"^export: 1 files"])
 
 
+def mc_run(m, sampled_args):
+    """accwork sampled by the Monte Carlo engine, buffered, the session
+    started paused and continued by accwork around its loops: exports the
+    dump (one export)"""
+    out = m.run("prof on -P; accwork %s mc; prof off" % sampled_args, timeout=240)
+    m.check(out, [r"^Total samples dropped  =\s+0$"], forbid=[r"accwork: ", r"prof: \w+: "])
+    path = re.search(r"^prof: report in \S+, samples in (/tmp/prof/mc\.\d+\.dump)", out, re.M).group(1)
+    m.check(m.run("export " + path), [r"^export: 1 files"])
+
+
 def mix_and_lock(m, lock_ticks):
     m.wait_prompt()
     for line in ("accwork mix 500 /dev/heatctl", "export /dev/heat",
@@ -220,11 +230,13 @@ def results(m):
 def heat_accuracy_lockstep(m):
     """Under icount, sampled profiles against the exact heat of the same
     loops: the mix is within twice its random floor, sampled by usample,
-    by profil(2) (gmon) and by DosProfile's hit table; the lock-step
+    by profil(2) (gmon), by DosProfile's hit table and by the Monte Carlo
+    engine (buffered); the lock-step
     workload, tuned to the PIT period, is far outside it."""
     mix_and_lock(m, 3000)
     profil_pair(m, "mix 300", "mix 3000000")
     dosprof_run(m, "mix 3000000")
+    mc_run(m, "mix 3000000")
     m.halt()
     (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
     assert n >= 2900 and ratio <= 2, "mix: ratio %.2f over %d samples:\n%s" % (ratio, n, out)
@@ -236,16 +248,21 @@ def heat_accuracy_lockstep(m):
     dn, _, _, dratio, dout = accuracy(m, 0, 6)
     assert dn >= 2900 and dratio <= 2, "DosProfile mix: ratio %.2f:\n%s" % (dratio, dout)
     assert re.search(r"^spearman 1\.000 over 6 functions", dout, re.M), dout
+    mn, _, _, mratio, mout = accuracy(m, 0, 7)
+    assert mn >= 2900 and mratio <= 2, "Monte Carlo mix: ratio %.2f:\n%s" % (mratio, mout)
+    assert re.search(r"^spearman 1\.000 over 6 functions", mout, re.M), mout
 
 
 @test("heat_accuracy_jitter", timeout=600, icount=True, cmdline="hz=1000 pit.jitter=596")
 def heat_accuracy_jitter(m):
     """The same with the PIT jittered by half a period: the lock-step case
     comes back within twice its random floor, sampled by usample, by
-    profil(2) and by DosProfile, and the mix stays there."""
+    profil(2), by DosProfile and by the Monte Carlo engine, and the mix
+    stays there."""
     mix_and_lock(m, 3000)
     profil_pair(m, "lock 200 2", "lock 3000 2")
     dosprof_run(m, "lock 3000 2")
+    mc_run(m, "lock 3000 2")
     m.halt()
     (n, tvd, floor, ratio, out), (ln, ltvd, lfloor, lratio, lout) = results(m)
     pn, _, _, pratio, pout = accuracy(m, 4, 5, ACCWORK_PG)
@@ -254,6 +271,8 @@ def heat_accuracy_jitter(m):
     assert ln >= 2900 and lratio <= 2, "lock with jitter: ratio %.2f:\n%s" % (lratio, lout)
     dn, _, _, dratio, dout = accuracy(m, 2, 6)
     assert dn >= 2900 and dratio <= 2, "DosProfile lock with jitter: ratio %.2f:\n%s" % (dratio, dout)
+    mn, _, _, mratio, mout = accuracy(m, 2, 7)
+    assert mn >= 2900 and mratio <= 2, "Monte Carlo lock with jitter: ratio %.2f:\n%s" % (mratio, mout)
 
 
 @test("pit_jitter_rate", timeout=90, cmdline="pitcheck hz=10000 pit.jitter=59", icount=True)

@@ -13,6 +13,7 @@
 #include "abi/dump.h"
 #include "abi/gmon.h"
 #include "abi/dosprof.h"
+#include "abi/mcprof.h"
 
 /* ---- util.c: errors, memory, files ---- */
 

@@ -11,7 +11,8 @@
 #define READERS(X) \
 	X(kpdata) \
 	X(gmon) \
-	X(dosprof)
+	X(dosprof) \
+	X(mc)
 
 #define WRITERS(X) \
 	X(text) \
