@@ -29,17 +29,20 @@ void arch_poweroff(int code) __attribute__((noreturn));
 /* unmasks an interrupt line (0: the clock) */
 void arch_irq_enable(int irq);
 
-/* 8254 PIT channel 0. Returns the achieved rate in millihertz. */
-uint32_t arch_pit_set_hz(uint32_t hz);
-uint32_t arch_pit_divisor(uint32_t hz);
-/* Starts channel 0's count again: the next tick is one period from now. */
-void arch_pit_restart(void);
-/* Jitters each tick within +-k/2 PIT clocks of its place on the strict
+/* The periodic timer (on i386, the 8254 PIT's channel 0): its rate, set
+ * as near hz as its input clock allows; the achieved rate in millihertz. */
+uint32_t arch_timer_set_hz(uint32_t hz);
+uint32_t arch_timer_mhz(uint32_t hz);   /* what set_hz would achieve, unset */
+uint32_t arch_timer_divisor(uint32_t hz);       /* its input clocks per tick */
+/* Starts the timer's count again: the next tick is one period from now. */
+void arch_timer_restart(void);
+/* Jitters each tick within +-k/2 input clocks of its place on the strict
  * period, so the divisor varies within +-k and the mean rate is unchanged;
  * 0 turns it off. k is capped at half the divisor; returns the k in force.
- * arch_pit_tick() (machdep.h) must then run on every tick. */
-uint32_t arch_pit_jitter(uint32_t k);
-extern uint32_t pit_jitter_late;        /* jittered ticks whose place had passed */
+ * arch_timer_tick() (machdep.h) must then run on every tick, and
+ * arch_timer_jittering() says whether the jitter is on. */
+uint32_t arch_timer_jitter(uint32_t k);
+uint32_t arch_timer_jitter_k(void);     /* the k in force, 0: off */
 
 /* 16550 UARTs: port 0 is COM1 (the console), port 1 is COM2 (raw export) */
 void arch_uart_init(void);
@@ -63,6 +66,10 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa);
 void arch_unmap_user(uint32_t *pgdir, uint32_t va);   /* frees the page */
 /* physical address of the user page at va, or 0 if not mapped user */
 uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
+/* A kernel pointer to the byte at user address va of pgdir, or NULL if its
+ * page is not mapped user. The one place that knows how the kernel sees
+ * physical memory (on i386, identity-mapped); good up to the page's end. */
+void *arch_user_kptr(uint32_t *pgdir, uint32_t va);
 
 /* the kernel stack used on a trap from user mode */
 void arch_set_kernel_stack(uint32_t top);

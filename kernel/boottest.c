@@ -46,7 +46,7 @@ void boottest_pitcheck(const struct bootcfg *cfg)
 	t1 = arch_read_tsc();
 	mhz = (k1 - k0) * (uint64_t)arch_tsc_khz() * 1000000 / (t1 - t0);
 	kprintf("pitcheck: hz=%u divisor=%u achieved=%u.%03u measured=%u.%03u ticks=%u span_ms=%u\n",
-		cfg->hz, arch_pit_divisor(cfg->hz), want / 1000, want % 1000,
+		cfg->hz, arch_timer_divisor(cfg->hz), want / 1000, want % 1000,
 		(uint32_t)(mhz / 1000), (uint32_t)(mhz % 1000), (uint32_t)(k1 - k0),
 		(uint32_t)((t1 - t0) / arch_tsc_khz()));
 	arch_poweroff(KEXIT_OK);

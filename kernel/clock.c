@@ -48,7 +48,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
  * clock pays nothing for the jitter's being possible. */
 static void set_two_ticks(void)
 {
-	two_ticks = arch_pit_jittering() ? 0 : (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
+	two_ticks = arch_timer_jittering() ? 0 : (uint32_t)MIN(2 * tick_cycles, 0xFFFFFFFFu);
 }
 
 /* Jitters the PIT by +-k/2 clocks a tick (0: off); returns the k in force. */
@@ -56,7 +56,7 @@ uint32_t clock_set_jitter(uint32_t k)
 {
 	uint32_t s = splhi();
 
-	k = arch_pit_jitter(k);
+	k = arch_timer_jitter(k);
 	set_two_ticks();
 	last_edge = 0;
 	splx(s);
@@ -73,7 +73,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	if (old)
 		base_us += clock_muldiv(ticks - base_ticks, 1000000000u, old, false);
 	base_ticks = ticks;
-	hz_mhz = arch_pit_set_hz(hz);
+	hz_mhz = arch_timer_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
 	set_two_ticks();
@@ -98,7 +98,7 @@ uint32_t clock_set_hz(uint32_t hz)
  * edge the lost-tick count measures from starts again with it. */
 void clock_restart_phase(void)
 {
-	arch_pit_restart();
+	arch_timer_restart();
 	last_edge = 0;
 }
 
@@ -143,6 +143,11 @@ uint32_t clock_hz_mhz(void)
 	return hz_mhz;
 }
 
+uint32_t clock_achieved_mhz(uint32_t hz)
+{
+	return arch_timer_mhz(hz);
+}
+
 uint64_t clock_ms_to_ticks(uint32_t ms)
 {
 	/* round up: sleeping at least ms */
@@ -179,7 +184,7 @@ __attribute__((noinline)) static uint32_t merged_slow(uint64_t now)
 {
 	uint64_t n;
 
-	arch_pit_tick();        /* the jittered PIT's next count, if on */
+	arch_timer_tick();        /* the jittered PIT's next count, if on */
 	if (!last_edge || !tick_cycles || now - last_edge < 2 * tick_cycles) {
 		last_edge = now;        /* resynchronise on a tick that came on time */
 		return 0;

@@ -17,6 +17,7 @@ extern volatile uint32_t lost_ticks;    /* ticks merged into a later one */
 void clock_init(uint32_t hz, uint32_t quantum_ms);
 uint32_t clock_set_hz(uint32_t hz);     /* returns achieved mHz */
 uint32_t clock_hz_mhz(void);
+uint32_t clock_achieved_mhz(uint32_t hz);       /* the rate hz would give, in mHz */
 void clock_restart_phase(void);         /* the next tick one period from now */
 uint32_t clock_set_jitter(uint32_t k);  /* the PIT jittered +-k/2 a tick; the k in force */
 int clock_check_hz(uint32_t hz);       /* 0, or -ERANGE (with a message) above the ceiling */

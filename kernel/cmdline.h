@@ -10,7 +10,7 @@
 struct bootcfg {
 	uint32_t hz;            /* requested PIT rate */
 	uint32_t quantum;       /* scheduler time slice, ms */
-	uint32_t pit_jitter;    /* PIT clocks each tick may move (arch_pit_jitter) */
+	uint32_t pit_jitter;    /* PIT clocks each tick may move (arch_timer_jitter) */
 	bool ktest;             /* run the in-kernel unit tests and power off */
 	bool pitcheck;          /* measure the PIT rate against the TSC and power off */
 	char crash[16];         /* test only: make the kernel fault this way */

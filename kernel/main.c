@@ -82,7 +82,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 		kprintf("pit: jitter +-%u PIT clocks per tick\n", clock_set_jitter(cfg.pit_jitter));
 	mhz = clock_hz_mhz();
 	kprintf("pit: %u Hz requested, divisor %u, %u.%03u Hz achieved; quantum %u ms; tsc %u kHz\n",
-		cfg.hz, arch_pit_divisor(cfg.hz), mhz / 1000, mhz % 1000, cfg.quantum, arch_tsc_khz());
+		cfg.hz, arch_timer_divisor(cfg.hz), mhz / 1000, mhz % 1000, cfg.quantum, arch_tsc_khz());
 	if (cfg.crash[0])
 		boottest_crash(cfg.crash);
 	if (cfg.pitcheck)

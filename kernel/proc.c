@@ -290,22 +290,29 @@ int proc_wait(int pid, uint32_t ustatus, int options)
 	}
 }
 
+/* A pid that is 0 or negative is nobody's (0 is the idle loop's). */
+struct proc *proc_lookup(int pid)
+{
+	for (int i = 0; i < NPROC; i++)
+		if (pid > 0 && procs[i].pid == pid && procs[i].state != P_UNUSED &&
+		    procs[i].state != P_ZOMBIE)
+			return &procs[i];
+	return NULL;
+}
+
 int proc_kill(int pid)
 {
 	uint32_t s = splhi();
-	for (int i = 0; i < NPROC; i++) {
-		struct proc *p = &procs[i];
-		if (p->pid == pid && p->state != P_UNUSED && p->state != P_ZOMBIE) {
-			p->killed = true;
-			if (p->state == P_SLEEP) {
-				p->state = P_READY;
-				p->chan = NULL;
-				p->wake_tick = 0;
-			}
-			splx(s);
-			return 0;
+	struct proc *p = proc_lookup(pid);
+
+	if (p) {
+		p->killed = true;
+		if (p->state == P_SLEEP) {
+			p->state = P_READY;
+			p->chan = NULL;
+			p->wake_tick = 0;
 		}
 	}
 	splx(s);
-	return -ESRCH;
+	return p ? 0 : -ESRCH;
 }

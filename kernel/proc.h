@@ -65,6 +65,7 @@ void wakeup(void *chan);        /* safe with interrupts on or off */
 int proc_sleep_ms(uint32_t ms);
 int proc_wait(int pid, uint32_t ustatus, int options);
 int proc_kill(int pid);
+struct proc *proc_lookup(int pid);      /* a live process (not a zombie), or NULL */
 /* spawn from kernel-space arguments: an absolute path, argv, and the
  * files that become the child's fds 0, 1, 2 (each may be NULL). */
 int proc_spawn(const char *path, int argc, char *const argv[], struct file *const files[3]);

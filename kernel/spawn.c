@@ -36,7 +36,7 @@ static int load(const struct elf_image *im, uint32_t *pgdir, const struct proghd
 	for (uint32_t done = 0; done < ph->filesz;) {
 		uint32_t va = ph->vaddr + done;
 		uint32_t chunk = MIN(ph->filesz - done, PGSIZE - va % PGSIZE);
-		uint8_t *k = (uint8_t *)(arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE)) + va % PGSIZE);
+		uint8_t *k = arch_user_kptr(pgdir, va);
 		if (elf_read(im, k, chunk, ph->offset + done) < 0)
 			return -ENOEXEC;
 		done += chunk;
@@ -54,7 +54,7 @@ static uint32_t pushargs(uint32_t *pgdir, int argc, char *const argv[])
 		sp -= len;
 		for (uint32_t j = 0; j < len; j++) {
 			uint32_t va = sp + j;
-			*(char *)(arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE)) + va % PGSIZE) = argv[i][j];
+			*(char *)arch_user_kptr(pgdir, va) = argv[i][j];
 		}
 		uargv[i] = sp;
 	}
@@ -63,12 +63,12 @@ static uint32_t pushargs(uint32_t *pgdir, int argc, char *const argv[])
 	sp -= 4 * (argc + 1);
 	for (int i = 0; i <= argc; i++) {
 		uint32_t va = sp + 4 * i;
-		*(uint32_t *)(arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE)) + va % PGSIZE) = uargv[i];
+		*(uint32_t *)arch_user_kptr(pgdir, va) = uargv[i];
 	}
 	uint32_t argvp = sp;
 	sp -= 8;
-	*(uint32_t *)(arch_user_page(pgdir, ROUNDDOWN(sp, PGSIZE)) + sp % PGSIZE) = argc;
-	*(uint32_t *)(arch_user_page(pgdir, ROUNDDOWN(sp, PGSIZE)) + sp % PGSIZE + 4) = argvp;
+	*(uint32_t *)arch_user_kptr(pgdir, sp) = argc;
+	*(uint32_t *)arch_user_kptr(pgdir, sp + 4) = argvp;
 	return sp;
 }
 

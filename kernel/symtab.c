@@ -8,6 +8,7 @@
  * whatever the table's size. */
 #include "abi/errno.h"
 #include "abi/memlayout.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "elf.h"
 #include "kalloc.h"
@@ -273,45 +274,17 @@ void symtab_put(struct symtab *t)
 
 /* /dev/ksyms: the kernel's table, one "address size name" line each, in
  * the table's order */
-enum { Qksyms };
-static const struct dirtab tab[] = { { "ksyms", Qksyms, false } };
-
-static int ks_open(int id, struct file *f)
+static void ksyms_text(struct textbuf *t)
 {
-	struct textbuf t;
-
-	(void)id;
-	if (!text_begin(&t))
-		return -ENOMEM;
 	for (uint32_t i = 0; i < ktab.n; i++)
-		text_add(&t, "%08x %08x %s\n", ktab.syms[i].addr, ktab.syms[i].size,
+		text_add(t, "%08x %08x %s\n", ktab.syms[i].addr, ktab.syms[i].size,
 			 ktab.names + ktab.syms[i].name);
-	return text_finish(&t, f);
 }
 
-static void ks_close(int id, struct file *f)
-{
-	(void)id;
-	snap_close(f);
-}
-
-static int ks_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	(void)id;
-	return snap_read(f, buf, n, off);
-}
-
-static uint32_t ks_size(int id, struct file *f)
-{
-	(void)id;
-	return f ? snap_size(f) : 0;
-}
-
-static const struct dev ksymsdev = {
-	"ksyms", tab, NELEM(tab), ks_open, ks_close, ks_read, NULL, ks_size,
-};
+static const struct ctlfile files[] = { { .name = "ksyms", .text = ksyms_text } };
+static struct ctldev ksymsdev = { .name = "ksyms", .files = files, .nfiles = NELEM(files) };
 
 void symtab_devinit(void)
 {
-	devfs_register(&ksymsdev);
+	ctldev_register(&ksymsdev);
 }

@@ -36,7 +36,7 @@ static int sysstatopen(int id, struct file *f)
 	text_add(&t, "totalpages %u\n", kalloc_total_pages());
 	text_add(&t, "failalloc %u\n", kalloc_injected());
 	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);
-	text_add(&t, "pit_jitter %u\n", pit_jitter_k);
+	text_add(&t, "pit_jitter %u\n", arch_timer_jitter_k());
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *p = &procs[i];
 		if (p->state == P_UNUSED)

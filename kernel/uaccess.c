@@ -18,12 +18,7 @@ static uint32_t *curpgdir(void)
 /* the kernel address of user va in pgdir, or 0 */
 static uint8_t *uaddr_in(uint32_t *pgdir, uint32_t va)
 {
-	uint32_t pa;
-
-	if (!pgdir)
-		return NULL;
-	pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
-	return pa ? (uint8_t *)(pa + va % PGSIZE) : NULL;
+	return pgdir ? arch_user_kptr(pgdir, va) : NULL;
 }
 
 static uint8_t *uaddr(uint32_t va)

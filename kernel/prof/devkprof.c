@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "cmdline.h"
 #include "ctl.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "kalloc.h"
 #include "lib.h"
@@ -25,7 +26,8 @@
 
 extern char _text_start[], _text_end[];
 
-static const struct dev kprofdev;
+
+static struct ctldev kprofdev;
 
 static uint32_t boot_res = KPROF_RES_DEFAULT;
 BOOTPARAM_NUM("kprof.res", boot_res, 0, KPROF_RES_MAX);
@@ -138,7 +140,7 @@ void kprof_init(void)
 	kp.res = boot_res;
 	kp.nbins = nbins_for(kp.res);
 	prof_register(&engine);
-	devfs_register(&kprofdev);
+	ctldev_register(&kprofdev);
 }
 
 /* applies one kpctl command (bytes already in the kernel); 0 or -errno */
@@ -187,14 +189,6 @@ static int kprof_ctl(const char *cmd, uint32_t n)
 
 /* ---- the device ---- */
 
-enum { Qkpctl, Qkpdata, Qkpinfo };
-
-static const struct dirtab kproftab[] = {
-	{ "kpctl", Qkpctl, false },
-	{ "kpdata", Qkpdata, false },
-	{ "kpinfo", Qkpinfo, false },
-};
-
 /* The snapshot is read bins first, then the kernel count, then the total:
  * the clock bumps total, kernel and bin in that order, so even while
  * profiling runs, total >= kernel >= the sum of the bins in the copy. */
@@ -223,76 +217,28 @@ nomem:
 	return -ENOMEM;
 }
 
-static int kpinfo_open(struct file *f)
+static void kpinfo_text(struct textbuf *t)
 {
-	struct textbuf t;
 	uint32_t mhz = clock_hz_mhz();
 
-	if (!text_begin(&t))
-		return -ENOMEM;
-	text_add(&t, "%s 0x%08x\n", KPINFO_TEXT_START, (uint32_t)_text_start);
-	text_add(&t, "%s 0x%08x\n", KPINFO_TEXT_END, (uint32_t)_text_end);
-	text_add(&t, "%s %u\n", KPINFO_RES, kp.res);
-	text_add(&t, "%s %u\n", KPINFO_NBINS, kp.nbins);
-	text_add(&t, "%s %u.%03u\n", KPINFO_HZ, mhz / 1000, mhz % 1000);
-	text_add(&t, "%s %u\n", KPINFO_TICKS, kp.total);
-	text_add(&t, "%s %u\n", KPINFO_KTICKS, kp.kernel);
-	text_add(&t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
-	text_add(&t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
-	text_add(&t, "%s %u\n", KPINFO_LOST, lost_ticks);
-	text_add(&t, "%s %s\n", KPINFO_BUILD_ID, kernel_build_id());
-	text_add(&t, "%s %s\n", KPINFO_LAST, kp.last[0] ? kp.last : "none");
-	return text_finish(&t, f);
+	text_add(t, "%s 0x%08x\n", KPINFO_TEXT_START, (uint32_t)_text_start);
+	text_add(t, "%s 0x%08x\n", KPINFO_TEXT_END, (uint32_t)_text_end);
+	text_add(t, "%s %u\n", KPINFO_RES, kp.res);
+	text_add(t, "%s %u\n", KPINFO_NBINS, kp.nbins);
+	text_add(t, "%s %u.%03u\n", KPINFO_HZ, mhz / 1000, mhz % 1000);
+	text_add(t, "%s %u\n", KPINFO_TICKS, kp.total);
+	text_add(t, "%s %u\n", KPINFO_KTICKS, kp.kernel);
+	text_add(t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
+	text_add(t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
+	text_add(t, "%s %u\n", KPINFO_LOST, lost_ticks);
+	text_add(t, "%s %s\n", KPINFO_BUILD_ID, kernel_build_id());
+	text_add(t, "%s %s\n", KPINFO_LAST, kp.last[0] ? kp.last : "none");
 }
 
-static int kpopen(int id, struct file *f)
-{
-	switch (id) {
-	case Qkpdata: return kpdata_open(f);
-	case Qkpinfo: return kpinfo_open(f);
-	default: return 0;
-	}
-}
-
-static void kpclose(int id, struct file *f)
-{
-	if (id != Qkpctl)
-		snap_close(f);
-}
-
-static int kpread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	switch (id) {
-	case Qkpdata:
-		if (off % KPDATA_WORD)
-			return -EINVAL;
-		return snap_read(f, buf, n, off);
-	case Qkpinfo:
-		return snap_read(f, buf, n, off);
-	default:
-		return 0;       /* kpctl reads as empty */
-	}
-}
-
-static int kpwrite(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
-{
-	int r;
-	(void)f, (void)off;
-	if (id != Qkpctl)
-		return -EPERM;
-	r = kprof_ctl(buf, n);
-	return r < 0 ? r : (int)n;
-}
-
-static uint32_t kpsize(int id, struct file *f)
-{
-	switch (id) {
-	case Qkpdata: return f ? snap_size(f) : kpdata_size();
-	case Qkpinfo: return f ? snap_size(f) : 0;
-	default: return 0;
-	}
-}
-
-static const struct dev kprofdev = {
-	"kprof", kproftab, NELEM(kproftab), kpopen, kpclose, kpread, kpwrite, kpsize,
+static const struct ctlfile kproffiles[] = {
+	{ .name = "kpctl", .ctl = kprof_ctl },
+	{ .name = "kpdata", .open = kpdata_open, .size = kpdata_size, .align = KPDATA_WORD },
+	{ .name = "kpinfo", .text = kpinfo_text },
 };
+
+static struct ctldev kprofdev = { .name = "kprof", .files = kproffiles, .nfiles = NELEM(kproffiles) };

@@ -19,6 +19,7 @@
 #include "arch.h"
 #include "clock.h"
 #include "ctl.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "lib.h"
 #include "proc.h"
@@ -313,12 +314,6 @@ void dp_set_running(struct dpsess *s, bool on)
 	splx(x);
 }
 
-static uint32_t achieved_mhz(uint32_t hz)
-{
-	uint32_t div = arch_pit_divisor(hz);
-	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
-}
-
 /* The rate is one for all: the first session sets it (and the rate before
  * it comes back after the last), later ones must ask for the same. */
 bool dp_engine_begin(uint32_t timval, int *err)
@@ -331,7 +326,7 @@ bool dp_engine_begin(uint32_t timval, int *err)
 		nsessions++;
 		return true;
 	}
-	if (clock_hz_mhz() != achieved_mhz(timval)) {
+	if (clock_hz_mhz() != clock_achieved_mhz(timval)) {
 		uint32_t before = (clock_hz_mhz() + 500) / 1000;
 		int r = prof_set_hz(&dosprof, timval);
 		if (r == -EBUSY) {
@@ -368,19 +363,12 @@ static struct prof_engine dosprof = {
 /* /dev/dosproftest (boot option prof.test): what no caller can do, for the
  * tests: "preset PID VALUE" sets every counter of the session to VALUE
  * (to watch them saturate), "corrupt PID" breaks its check word. */
-static int dpt_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	(void)id, (void)f, (void)buf, (void)n, (void)off;
-	return 0;
-}
-
-static int dpt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+static int dpt_ctl(const char *buf, uint32_t n)
 {
 	struct ctlmsg m;
 	uint32_t pid, v = 0;
 	struct dpsess *s = NULL;
 	int r;
-	(void)id, (void)f, (void)off;
 
 	if ((r = ctl_parse(buf, n, 64, &m)) < 0)
 		return r;
@@ -394,7 +382,7 @@ static int dpt_write(int id, struct file *f, const void *buf, uint32_t n, uint32
 		return -ESRCH;
 	if (ctl_is(&m, 0, "corrupt")) {
 		s->magic = 0;
-		return n;
+		return 0;
 	}
 	r = splhi();
 	s->idle = s->kern = s->unknown = v;
@@ -403,14 +391,11 @@ static int dpt_write(int id, struct file *f, const void *buf, uint32_t n, uint32
 	for (uint32_t i = 0; i < s->ncnts; i++)
 		s->cnts[i] = v;
 	splx(r);
-	return n;
+	return 0;
 }
 
-enum { Qdosproftest };
-static const struct dirtab dpt_tab[] = { { "dosproftest", Qdosproftest, false } };
-static const struct dev dpt_dev = {
-	"dosproftest", dpt_tab, NELEM(dpt_tab), NULL, NULL, dpt_read, dpt_write, NULL,
-};
+static const struct ctlfile dpt_files[] = { { .name = "dosproftest", .ctl = dpt_ctl } };
+static struct ctldev dpt_dev = { .name = "dosproftest", .files = dpt_files, .nfiles = NELEM(dpt_files) };
 
 void dosprof_init(void)
 {
@@ -418,5 +403,5 @@ void dosprof_init(void)
 		dp_sess[i].bit = 1u << i;
 	prof_register(&dosprof);
 	if (prof_testing)
-		devfs_register(&dpt_dev);
+		ctldev_register(&dpt_dev);
 }

@@ -34,11 +34,7 @@ static struct dpsess *find(uint32_t pid)
 
 static struct proc *live(uint32_t pid)
 {
-	for (int i = 0; i < NPROC; i++)
-		if (procs[i].pid == (int)pid && procs[i].state != P_UNUSED &&
-		    procs[i].state != P_ZOMBIE)
-			return &procs[i];
-	return NULL;
+	return pid > 0x7FFFFFFFu ? NULL : proc_lookup((int)pid);
 }
 
 /* the counters' count for every detailed slot at granularity 2^shift */

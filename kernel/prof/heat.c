@@ -26,6 +26,7 @@
  * taken as that cost plus one tick, and heat_overhead() is subtracted per
  * count when the dump is made. */
 #include "abi/errno.h"
+#include "buildid.h"
 #include "elf.h"
 #include "lib.h"
 #include "proc.h"
@@ -197,20 +198,19 @@ static void ARCH_FASTCALL heat_userret(struct proc *p, struct trapframe *tf)
 
 /* Every program's build-id, read at spawn, so that heatinfo can name the
  * ELF a dump belongs to whichever way its tracing started. */
-static char buildids[NPROC][41];
+static char buildids[NPROC][2 * BUILDID_MAX + 1];
 
 /* A child of the armed parent starts traced from its first instruction:
  * its frame gets the trap flag now. Its record is found at the first step
  * (here the parent's address space is the current one). */
 static void heat_spawn(struct proc *p, const struct elf_image *img)
 {
-	uint8_t id[20];
+	uint8_t id[BUILDID_MAX];
 	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
-	char *hex = buildids[p - procs];
 
-	hex[0] = 0;
-	for (int i = 0; i < n && i < (int)sizeof id; i++)
-		ksnprintf(hex + 2 * i, 3, "%02x", id[i]);
+	buildid_hex(buildids[p - procs], sizeof buildids[0], id, n > 0 ? MIN(n, BUILDID_MAX) : 0);
+	if (n <= 0)
+		buildids[p - procs][0] = 0;     /* heat's dump: "" for none */
 	if (!heat.parent || p->ppid != heat.parent)
 		return;
 	heat.parent = 0;
@@ -245,10 +245,7 @@ int heat_trace_pid(int pid)
 	struct proc *p = NULL;
 	int r;
 
-	for (int i = 0; i < NPROC; i++)
-		if (procs[i].pid == pid && procs[i].state != P_UNUSED && procs[i].state != P_ZOMBIE)
-			p = &procs[i];
-	if (!p)
+	if (!(p = proc_lookup(pid)))
 		return -ESRCH;
 	heat_clear();
 	if ((r = heattab_init()) < 0)

@@ -35,8 +35,6 @@ void heattab_free(void);                /* all of it */
  * decoded on first use; NULL if va is outside user space (*why = 0) or
  * memory ran short (*why = -ENOMEM) */
 struct heat_rec *heattab_get(uint32_t va, int *why);
-/* the record at va if it exists */
-struct heat_rec *heattab_find(uint32_t va);
 /* calls fn for each record with a nonzero count, ascending */
 void heattab_walk(void (*fn)(uint32_t va, const struct heat_rec *r, void *arg), void *arg);
 uint32_t heattab_dirpages(void);

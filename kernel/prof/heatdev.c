@@ -6,6 +6,7 @@
 #include "abi/heat.h"
 #include "arch.h"
 #include "ctl.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "lib.h"
 #include "proc.h"
@@ -27,38 +28,29 @@ static void dump_line(uint32_t va, const struct heat_rec *r, void *arg)
 /* The dump is the table as the walk finds it. A reader preempted during
  * the walk lets a still-traced process run between two lines, so a dump
  * taken while tracing is not one instant: stop first for that. */
-static int heat_open_dump(struct file *f)
+static void heat_dump(struct textbuf *t)
 {
-	struct textbuf t;
-
-	if (!text_begin(&t))
-		return -ENOMEM;
-	heattab_walk(dump_line, &t);
-	return text_finish(&t, f);
+	heattab_walk(dump_line, t);
 }
 
-static int heat_open_info(struct file *f)
+static void heat_info(struct textbuf *t)
 {
-	struct textbuf t;
 	uint32_t pages = heattab_dirpages() + heattab_recpages();
 
-	if (!text_begin(&t))
-		return -ENOMEM;
-	text_add(&t, "%s %s\n", HEATINFO_STATE, heat.tracing ? "tracing" : heat.parent ? "armed" :
+	text_add(t, "%s %s\n", HEATINFO_STATE, heat.tracing ? "tracing" : heat.parent ? "armed" :
 		 heat.why[0] ? heat.why : "off");
-	text_add(&t, "%s %d\n", HEATINFO_PID, heat.pid);
-	text_add(&t, "%s %s\n", HEATINFO_NAME, heat.name[0] ? heat.name : "none");
-	text_add(&t, "%s %llu\n", HEATINFO_STEPS, (unsigned long long)heat.steps);
-	text_add(&t, "%s %u\n", HEATINFO_ADDRS, heat.addrs);
-	text_add(&t, "%s %llu\n", HEATINFO_OUTSIDE, (unsigned long long)heat.outside);
-	text_add(&t, "%s %u\n", HEATINFO_PAGES, pages);
-	text_add(&t, "%s %u\n", HEATINFO_RECPAGES, heattab_recpages());
-	text_add(&t, "%s %u\n", HEATINFO_BYTES, pages * 4096);
-	text_add(&t, "%s %u\n", HEATINFO_LIMIT, heattab_limit);
-	text_add(&t, "%s %llu\n", HEATINFO_OVERHEAD, (unsigned long long)heat_overhead());
-	text_add(&t, "%s %u\n", HEATINFO_TSC_KHZ, arch_tsc_khz());
-	text_add(&t, "%s %s\n", HEATINFO_BUILD_ID, heat.build_id[0] ? heat.build_id : "none");
-	return text_finish(&t, f);
+	text_add(t, "%s %d\n", HEATINFO_PID, heat.pid);
+	text_add(t, "%s %s\n", HEATINFO_NAME, heat.name[0] ? heat.name : "none");
+	text_add(t, "%s %llu\n", HEATINFO_STEPS, (unsigned long long)heat.steps);
+	text_add(t, "%s %u\n", HEATINFO_ADDRS, heat.addrs);
+	text_add(t, "%s %llu\n", HEATINFO_OUTSIDE, (unsigned long long)heat.outside);
+	text_add(t, "%s %u\n", HEATINFO_PAGES, pages);
+	text_add(t, "%s %u\n", HEATINFO_RECPAGES, heattab_recpages());
+	text_add(t, "%s %u\n", HEATINFO_BYTES, pages * 4096);
+	text_add(t, "%s %u\n", HEATINFO_LIMIT, heattab_limit);
+	text_add(t, "%s %llu\n", HEATINFO_OVERHEAD, (unsigned long long)heat_overhead());
+	text_add(t, "%s %u\n", HEATINFO_TSC_KHZ, arch_tsc_khz());
+	text_add(t, "%s %s\n", HEATINFO_BUILD_ID, heat.build_id[0] ? heat.build_id : "none");
 }
 
 static int heatctl(const char *buf, uint32_t n)
@@ -88,55 +80,15 @@ static int heatctl(const char *buf, uint32_t n)
 	return -EINVAL;
 }
 
-enum { Qheatctl, Qheat, Qheatinfo };
-
-static const struct dirtab tab[] = {
-	{ "heatctl", Qheatctl, false },
-	{ "heat", Qheat, false },
-	{ "heatinfo", Qheatinfo, false },
+static const struct ctlfile files[] = {
+	{ .name = "heatctl", .ctl = heatctl },
+	{ .name = "heat", .text = heat_dump },
+	{ .name = "heatinfo", .text = heat_info },
 };
 
-static int hopen(int id, struct file *f)
-{
-	switch (id) {
-	case Qheat: return heat_open_dump(f);
-	case Qheatinfo: return heat_open_info(f);
-	default: return 0;
-	}
-}
-
-static void hclose(int id, struct file *f)
-{
-	if (id != Qheatctl)
-		snap_close(f);
-}
-
-static int hread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	return id == Qheatctl ? 0 : snap_read(f, buf, n, off);
-}
-
-static int hwrite(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
-{
-	int r;
-	(void)f, (void)off;
-
-	if (id != Qheatctl)
-		return -EPERM;
-	r = heatctl(buf, n);
-	return r < 0 ? r : (int)n;
-}
-
-static uint32_t hsize(int id, struct file *f)
-{
-	return id != Qheatctl && f ? snap_size(f) : 0;
-}
-
-static const struct dev heatdev = {
-	"heat", tab, NELEM(tab), hopen, hclose, hread, hwrite, hsize,
-};
+static struct ctldev heatdev = { .name = "heat", .files = files, .nfiles = NELEM(files) };
 
 void heatdev_init(void)
 {
-	devfs_register(&heatdev);
+	ctldev_register(&heatdev);
 }

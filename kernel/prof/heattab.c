@@ -83,13 +83,6 @@ struct heat_rec *heattab_get(uint32_t va, int *why)
 	return r;
 }
 
-struct heat_rec *heattab_find(uint32_t va)
-{
-	if (va < USER_BASE || va >= USER_TOP || !dir || !dir[(va - USER_BASE) / HEAT_RECPAGE_BYTES])
-		return NULL;
-	return &dir[(va - USER_BASE) / HEAT_RECPAGE_BYTES][va % HEAT_RECPAGE_BYTES];
-}
-
 void heattab_walk(void (*fn)(uint32_t va, const struct heat_rec *r, void *arg), void *arg)
 {
 	if (!dir)

@@ -206,7 +206,7 @@ void ktest_stack_walk(void)
 	}
 	free0 = kalloc_free_pages();
 	/* the first page's words, at w[i] = va base + 4i */
-	w = (uint32_t *)arch_user_page(pgdir, base);
+	w = arch_user_kptr(pgdir, base);
 
 	/* a good chain of three frames, ending in a null fp */
 	w[0] = base + 0x40, w[1] = USER_BASE + 0x111;
@@ -236,7 +236,7 @@ void ktest_stack_walk(void)
 	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 0);
 	/* the last word of the second page: its return address would be on
 	 * the unmapped third page */
-	w = (uint32_t *)arch_user_page(pgdir, base + PGSIZE);
+	w = arch_user_kptr(pgdir, base + PGSIZE);
 	w[1023] = base;
 	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE - 4, pcs, 8) == 0);
 	CHECK(kalloc_free_pages() == free0);                     /* the walks allocate nothing */

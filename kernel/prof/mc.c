@@ -22,6 +22,7 @@
 #include "abi/errno.h"
 #include "abi/mcprof.h"
 #include "clock.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "elf.h"
 #include "kalloc.h"
@@ -390,56 +391,26 @@ int sys_profile_stop(uint32_t upath, uint32_t n)
 	return 0;
 }
 
-/* /dev/mcprof: the unbuffered tables as they are now, for prof top */
-enum { Qmcprof };
-static const struct dirtab tab[] = { { "mcprof", Qmcprof, false } };
-
-static int mcprof_open(int id, struct file *f)
+/* /dev/mcprof: the unbuffered tables as they are now, for prof top. The
+ * counters are read without stopping them: each once, into the copy the
+ * tables are made from. */
+static void mcprof_text(struct textbuf *t)
 {
-	struct textbuf t;
-	uint32_t s;
-
-	(void)id;
-	if (!text_begin(&t))
-		return -ENOMEM;
 	if (!mc.on)
-		text_add(&t, "off\n");
-	else if (mc.options & (PROFILE_BUFFER | PROFILE_KCALL))
-		text_add(&t, "buffered: the tables come at prof off\n");
-	else {
-		s = splhi();            /* a consistent copy of the counters */
-		mc_tables(&t, mc.top);
-		splx(s);
-	}
-	return text_finish(&t, f);
+		text_add(t, "off\n");
+	else if (mc.options & (PROFILE_BUFFER | PROFILE_DATATYPES))
+		text_add(t, "a buffered or -s/-k session: the tables come at prof off\n");
+	else
+		mc_tables(t, mc.top);
 }
 
-static void mcprof_close(int id, struct file *f)
-{
-	(void)id;
-	snap_close(f);
-}
-
-static int mcprof_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	(void)id;
-	return snap_read(f, buf, n, off);
-}
-
-static uint32_t mcprof_size(int id, struct file *f)
-{
-	(void)id;
-	return f ? snap_size(f) : 0;
-}
-
-static const struct dev mcprofdev = {
-	"mcprof", tab, NELEM(tab), mcprof_open, mcprof_close, mcprof_read, NULL, mcprof_size,
-};
+static const struct ctlfile files[] = { { .name = "mcprof", .text = mcprof_text } };
+static struct ctldev mcprofdev = { .name = "mcprof", .files = files, .nfiles = NELEM(files) };
 
 void mc_init(void)
 {
 	prof_register(&engine);
 	prof_register(&objcall);
 	mc_kcall_init();
-	devfs_register(&mcprofdev);
+	ctldev_register(&mcprofdev);
 }

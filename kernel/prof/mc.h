@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi/mcprof.h"
+#include "buildid.h"
 #include "symtab.h"
 
 struct proc;
@@ -22,7 +23,7 @@ struct mc_module {
 	struct symtab *ref;     /* a program's table, kept until the report */
 	uint32_t tag;           /* a buffered entry's mod word: index | weight 1 */
 	uint32_t nsyms;
-	uint8_t build_id[20];   /* for the dump; idlen 0: not known */
+	uint8_t build_id[BUILDID_MAX];  /* for the dump; idlen 0: not known */
 	uint8_t idlen;
 	uint32_t *hits;         /* per routine, nsyms of them; NULL until needed */
 	uint32_t nosym;         /* hits in no routine of the table (or no table) */

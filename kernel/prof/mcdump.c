@@ -47,22 +47,6 @@ static int flush(struct out *o)
 	return o->err;
 }
 
-/* the kernel's build-id, from its hex */
-static uint32_t kernel_id(uint8_t id[20])
-{
-	const char *h = kernel_build_id();
-	uint32_t v;
-
-	if (strlen(h) != 40)
-		return 0;
-	for (int i = 0; i < 20; i++) {
-		if (!parse_uint((char[]){ '0', 'x', h[2 * i], h[2 * i + 1] }, 4, &v))
-			return 0;
-		id[i] = (uint8_t)v;
-	}
-	return 20;
-}
-
 /* the dump's module of session module i: the kernel is 0, programs follow,
  * UNKNOWN is none */
 static uint16_t dumpmod(uint32_t i)
@@ -133,8 +117,8 @@ int mc_write_dump(const char *path)
 				 .rate_mhz = clock_hz_mhz(), .size = sizeof h };
 	struct mc_dump d = { .options = mc.options, .idle = mc.idle, .dropped = mc.dropped,
 			     .ticks = mc.ticks };
-	uint8_t kid[20];
-	uint32_t kidlen = kernel_id(kid);
+	const uint8_t *kid = NULL;
+	uint32_t kidlen = kernel_build_id_bytes(&kid);
 	char bin[32];
 	int r;
 

@@ -78,7 +78,7 @@ static inline uint32_t mul_of(uint32_t scale)
 static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct pstate *s;
-	uint32_t d, pa, v, w = prof_weight(flags);
+	uint32_t d, v, w = prof_weight(flags);
 	uint16_t *b, *k;
 
 	if (!p)
@@ -89,11 +89,10 @@ static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struc
 	if ((d = pc - s->offset) >= s->span)
 		return;                 /* not sampled, or a PC without a bin */
 	b = s->bins + bin_index(d, s->mul);
-	if (!(pa = arch_user_page(p->pgdir, ROUNDDOWN((uint32_t)b, PGSIZE)))) {
+	if (!(k = arch_user_kptr(p->pgdir, (uint32_t)b))) {
 		lose(s, w);
 		return;
 	}
-	k = (uint16_t *)(pa + (uint32_t)b % PGSIZE);
 	if ((v = *k + w) > GMON_BIN_MAX) {
 		lose(s, v - GMON_BIN_MAX);      /* a bin stops at its limit */
 		v = GMON_BIN_MAX;

@@ -14,7 +14,9 @@
  *                  once (fault injection walked along a path) */
 #include "abi/errno.h"
 #include "ctl.h"
+#include "ctldev.h"
 #include "dev.h"
+#include "buildid.h"
 #include "elf.h"
 #include "kalloc.h"
 #include "lib.h"
@@ -42,7 +44,7 @@ static void ARCH_FASTCALL nothing(uint32_t pc, struct proc *p, uint32_t flags)
 static void hooks_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct rec *r = &recs[p - procs];
-	uint8_t id[20];
+	uint8_t id[BUILDID_MAX];
 	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
 	struct secthdr symtab;
 	struct elfsym sym;
@@ -50,9 +52,7 @@ static void hooks_spawn(struct proc *p, const struct elf_image *img)
 
 	memset(r, 0, sizeof *r);
 	r->nspawn = 1;
-	strlcpy(r->buildid, "none", sizeof r->buildid);
-	for (int i = 0; i < n && i < (int)sizeof id; i++)
-		ksnprintf(r->buildid + 2 * i, 3, "%02x", id[i]);
+	buildid_hex(r->buildid, sizeof r->buildid, id, n > 0 ? MIN(n, BUILDID_MAX) : 0);
 	if (elf_find_section(img, SHT_SYMTAB, &symtab) >= 0)
 		for (uint32_t i = 0; elf_symbol(img, &symtab, i, &sym, name, sizeof name) == 0; i++)
 			if (strcmp(name, "main") == 0)
@@ -98,40 +98,19 @@ static struct prof_engine hooks = {
 };
 static struct prof_engine noop = { .name = "test.noop", .sample = nothing };
 
-enum { Qproftest };
-static const struct dirtab tab[] = { { "proftest", Qproftest, false } };
-
-static int pt_open(int id, struct file *f)
+static void pt_text(struct textbuf *t)
 {
-	struct textbuf t;
-	(void)id;
-	if (!text_begin(&t))
-		return -ENOMEM;
-	text_add(&t, "%.*s", (int)loglen, log);
+	text_add(t, "%.*s", (int)loglen, log);
 	if (logdropped)
-		text_add(&t, "dropped %u lines: the log is full\n", logdropped);
-	return text_finish(&t, f);
+		text_add(t, "dropped %u lines: the log is full\n", logdropped);
 }
 
-static void pt_close(int id, struct file *f)
-{
-	(void)id;
-	snap_close(f);
-}
-
-static int pt_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	(void)id;
-	return snap_read(f, buf, n, off);
-}
-
-static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
+static int pt_ctl(const char *buf, uint32_t n)
 {
 	struct ctlmsg m;
 	struct prof_engine *e;
 	bool on;
 	int r;
-	(void)id, (void)f, (void)off;
 
 	if ((r = ctl_parse(buf, n, 32, &m)) < 0)
 		return r;
@@ -140,11 +119,11 @@ static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_
 		if (!ctl_uint(&m, 1, &v))
 			return -EINVAL;
 		kalloc_failonce(v);
-		return n;
+		return 0;
 	}
 	if (ctl_cmd(&m, "clear", 0)) {
 		loglen = logdropped = 0;
-		return n;
+		return 0;
 	}
 	if (m.nw != 2 || !(ctl_is(&m, 1, "on") || ctl_is(&m, 1, "off")))
 		return -EINVAL;
@@ -162,18 +141,14 @@ static int pt_write(int id, struct file *f, const void *buf, uint32_t n, uint32_
 		prof_set_sampling(e, on);
 	else
 		prof_set_hooks(e, on);
-	return n;
+	return 0;
 }
 
-static uint32_t pt_size(int id, struct file *f)
-{
-	(void)id;
-	return f ? snap_size(f) : 0;
-}
-
-static const struct dev proftestdev = {
-	"proftest", tab, NELEM(tab), pt_open, pt_close, pt_read, pt_write, pt_size,
+static const struct ctlfile files[] = {
+	{ .name = "proftest", .ctl = pt_ctl, .text = pt_text },
 };
+
+static struct ctldev proftestdev = { .name = "proftest", .files = files, .nfiles = NELEM(files) };
 
 void testeng_init(void)
 {
@@ -181,5 +156,5 @@ void testeng_init(void)
 		return;
 	prof_register(&hooks);
 	prof_register(&noop);
-	devfs_register(&proftestdev);
+	ctldev_register(&proftestdev);
 }

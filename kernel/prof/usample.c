@@ -7,6 +7,7 @@
  *                    "# samples N dropped N" */
 #include "abi/errno.h"
 #include "ctl.h"
+#include "ctldev.h"
 #include "dev.h"
 #include "lib.h"
 #include "proc.h"
@@ -95,11 +96,7 @@ static int ctl(const char *buf, uint32_t n)
 	}
 	if (ctl_cmd(&m, "pid", 1) && ctl_uint(&m, 1, &v)) {
 		clear();
-		for (int i = 0; i < NPROC; i++)
-			if (procs[i].pid == (int)v && procs[i].state != P_UNUSED &&
-			    procs[i].state != P_ZOMBIE && v)
-				target = &procs[i];
-		if (!target)
+		if (v > 0x7FFFFFFFu || !(target = proc_lookup((int)v)))
 			return -ESRCH;
 		run(true);
 		return 0;
@@ -113,56 +110,23 @@ static int ctl(const char *buf, uint32_t n)
 	return -EINVAL;
 }
 
-enum { Qctl, Qdata };
-static const struct dirtab tab[] = { { "usamplectl", Qctl, false }, { "usample", Qdata, false } };
-
-static int us_open(int id, struct file *f)
+static void us_text(struct textbuf *t)
 {
-	struct textbuf t;
-
-	if (id == Qctl)
-		return 0;
-	if (!text_begin(&t))
-		return -ENOMEM;
 	for (int i = 0; i < NSLOT; i++)
 		if (slot[i].count)
-			text_add(&t, "0x%08x %u\n", slot[i].pc, slot[i].count);
-	text_add(&t, "# samples %u dropped %u\n", nsamples, dropped + lost);
-	return text_finish(&t, f);
+			text_add(t, "0x%08x %u\n", slot[i].pc, slot[i].count);
+	text_add(t, "# samples %u dropped %u\n", nsamples, dropped + lost);
 }
 
-static void us_close(int id, struct file *f)
-{
-	if (id != Qctl)
-		snap_close(f);
-}
-
-static int us_read(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
-{
-	return id == Qctl ? 0 : snap_read(f, buf, n, off);
-}
-
-static int us_write(int id, struct file *f, const void *buf, uint32_t n, uint32_t off)
-{
-	int r;
-	(void)f, (void)off;
-	if (id != Qctl)
-		return -EPERM;
-	r = ctl(buf, n);
-	return r < 0 ? r : (int)n;
-}
-
-static uint32_t us_size(int id, struct file *f)
-{
-	return id != Qctl && f ? snap_size(f) : 0;
-}
-
-static const struct dev usampledev = {
-	"usample", tab, NELEM(tab), us_open, us_close, us_read, us_write, us_size,
+static const struct ctlfile files[] = {
+	{ .name = "usamplectl", .ctl = ctl },
+	{ .name = "usample", .text = us_text },
 };
+
+static struct ctldev usampledev = { .name = "usample", .files = files, .nfiles = NELEM(files) };
 
 void usample_init(void)
 {
 	prof_register(&engine);
-	devfs_register(&usampledev);
+	ctldev_register(&usampledev);
 }

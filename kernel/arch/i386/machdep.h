@@ -90,12 +90,12 @@ static inline void arch_clock_eoi(void)
  * sets the time to the next tick; otherwise it costs a load and a branch. */
 extern uint32_t pit_jitter_k;
 void pit_jitter_next(void);
-static inline bool arch_pit_jittering(void)
+static inline bool arch_timer_jittering(void)
 {
 	return pit_jitter_k != 0;
 }
 
-static inline void arch_pit_tick(void)
+static inline void arch_timer_tick(void)
 {
 	if (__builtin_expect(pit_jitter_k != 0, 0))
 		pit_jitter_next();

@@ -113,6 +113,13 @@ uint32_t arch_user_page(uint32_t *pgdir, uint32_t va)
 	return PTE_ADDR(*pte);
 }
 
+void *arch_user_kptr(uint32_t *pgdir, uint32_t va)
+{
+	uint32_t pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
+
+	return pa ? (void *)(pa + va % PGSIZE) : NULL;     /* the identity map */
+}
+
 void arch_pgdir_free(uint32_t *pgdir)
 {
 	for (uint32_t i = PDX(USER_BASE); i < PDX(USER_TOP); i++) {

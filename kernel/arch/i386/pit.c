@@ -7,11 +7,11 @@
 #include "x86.h"
 #include "xorshift.h"
 
-static uint32_t ch0_div;        /* channel 0's divisor, for arch_pit_restart */
+static uint32_t ch0_div;        /* channel 0's divisor, for arch_timer_restart */
 static void jitter_start(void);
 
 /* The divisor for a requested rate, rounded to nearest, in 2..65535. */
-uint32_t arch_pit_divisor(uint32_t hz)
+uint32_t arch_timer_divisor(uint32_t hz)
 {
 	uint32_t div = (PIT_INPUT_HZ + hz / 2) / hz;
 	if (div < 2)
@@ -21,9 +21,25 @@ uint32_t arch_pit_divisor(uint32_t hz)
 	return div;
 }
 
-uint32_t arch_pit_set_hz(uint32_t hz)
+/* the achieved rate in mHz for a divisor: 1193182000 / div, rounded */
+static uint32_t mhz_of(uint32_t div)
 {
-	uint32_t div = arch_pit_divisor(hz);
+	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
+}
+
+uint32_t arch_timer_mhz(uint32_t hz)
+{
+	return mhz_of(arch_timer_divisor(hz));
+}
+
+uint32_t arch_timer_jitter_k(void)
+{
+	return pit_jitter_k;
+}
+
+uint32_t arch_timer_set_hz(uint32_t hz)
+{
+	uint32_t div = arch_timer_divisor(hz);
 	uint32_t s = splhi();
 
 	ch0_div = div;
@@ -36,8 +52,7 @@ uint32_t arch_pit_set_hz(uint32_t hz)
 		outb(PIT_CH0, div >> 8);
 	}
 	splx(s);
-	/* achieved rate in mHz: 1193182000 / div, rounded */
-	return (uint32_t)(((uint64_t)PIT_INPUT_HZ * 1000 + div / 2) / div);
+	return mhz_of(div);
 }
 
 /* Reloads channel 0 with its divisor: the count starts again, so the next
@@ -49,7 +64,7 @@ uint32_t arch_pit_set_hz(uint32_t hz)
  * that depends on that phase; so it is taken first and the reload repeated
  * (the second time none can be pending: a whole period lies ahead). That
  * needs interrupts on; called with them off, it reloads once. */
-void arch_pit_restart(void)
+void arch_timer_restart(void)
 {
 	bool pending, can_take = read_eflags() & FL_IF;
 
@@ -91,7 +106,7 @@ static uint64_t clk_per_tsc;    /* PIT clocks per TSC tick, 0.32 fixed point */
 static uint32_t rng;
 static int32_t first_off;       /* the offset of the first tick of a pair */
 static bool second;             /* this tick is the second of its pair */
-uint32_t pit_jitter_late;       /* ticks whose place had passed: skipped */
+static uint32_t pit_jitter_late;       /* ticks whose place had passed: skipped */
 
 static void oneshot(uint32_t count)
 {
@@ -152,7 +167,7 @@ void pit_jitter_next(void)
 	oneshot(count < 2 ? 2 : count > 65535 ? 65535 : count);
 }
 
-uint32_t arch_pit_jitter(uint32_t k)
+uint32_t arch_timer_jitter(uint32_t k)
 {
 	uint32_t s = splhi();
 
@@ -160,7 +175,7 @@ uint32_t arch_pit_jitter(uint32_t k)
 	if (pit_jitter_k)
 		jitter_start();
 	else
-		arch_pit_set_hz((PIT_INPUT_HZ + ch0_div / 2) / ch0_div);
+		arch_timer_set_hz((PIT_INPUT_HZ + ch0_div / 2) / ch0_div);
 	splx(s);
 	return pit_jitter_k;
 }

@@ -33,11 +33,11 @@ int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
 /* one word of user memory through pgdir, or false */
 static bool uword(uint32_t *pgdir, uint32_t va, uint32_t *w)
 {
-	uint32_t pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
+	uint32_t *k = arch_user_kptr(pgdir, va);
 
-	if (!pa)
+	if (!k)
 		return false;
-	*w = *(uint32_t *)(pa + va % PGSIZE);
+	*w = *k;
 	return true;
 }
 
