@@ -199,3 +199,32 @@ def kprof_repeat(h):
     r = rows(report)
     assert max(r, key=r.get) == "kwork_loop", r
     shutil.rmtree(build_path("test-repeat"), ignore_errors=True)
+
+
+@test("kprof_res_bins", timeout=300, qemu=False)
+def kprof_res_bins(h):
+    """The same command line in two fresh QEMUs under icount, one at
+    kprof.res=0 and one at kprof.res=4: every res-4 bin holds exactly the
+    sixteen res-0 bins of its bytes, so a bin index off by one at res > 0
+    shows."""
+    import profile as prof      # tests/qemu/profile.py
+    # nothing in it depends on the bins' memory: no console output (the
+    # UART's timing), no /dev/sysstat (the free pages)
+    line = ("kwork loop 300000 10 > /dev/null; kwork copy 3000 > /dev/null; "
+            "ls /bin > /dev/null; cksum /bin/sh > /dev/null")
+    bins = {}
+    for res in (0, 4):
+        out = os.path.join(build_path("test-res"), str(res))
+        _, out, console = prof.profile(line, out=out, cmdline="kprof.res=%d hz=50000" % res)
+        h.text += console
+        bins[res] = words(os.path.join(out, "dev", "kpdata"))
+    w0, w4 = bins[0], bins[4]
+    assert w0[:2] == w4[:2], "the runs differ: total and kernel ticks %s and %s" % (w0[:2], w4[:2])
+    b0, b4 = w0[2:], w4[2:]
+    assert len(b4) == (len(b0) + 15) // 16, (len(b0), len(b4))
+    summed = [sum(b0[16 * i:16 * i + 16]) for i in range(len(b4))]
+    bad = [i for i in range(len(b4)) if summed[i] != b4[i]]
+    assert not bad, "res 4 bin %d holds %d, its res 0 bins %d (and %d more bins differ)" % (
+        bad[0], b4[bad[0]], summed[bad[0]], len(bad) - 1)
+    assert sum(1 for v in b4 if v) >= 20, "too few nonzero bins to tell: %s" % [v for v in b4 if v]
+    shutil.rmtree(build_path("test-res"), ignore_errors=True)
