@@ -16,7 +16,7 @@
 #include "proc.h"
 #include "prof/prof.h"
 
-#define VERSION "0.1"
+#include "abi/version.h"
 
 extern char _kernel_end[];
 
@@ -46,7 +46,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	arch_uart_init();
 	console_init();
-	kprintf("\nkprof-os %s  build-id %s\n", VERSION, kernel_build_id());
+	kprintf("\nkprof-os %s  build-id %s\n", KPROF_VERSION, kernel_build_id());
 
 	multiboot_parse(magic, mbi, &bi);
 	nextra = arch_fwcfg_read("opt/kprof/cmdline", extra, sizeof extra);

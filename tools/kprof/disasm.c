@@ -56,19 +56,23 @@ static int one(struct disasm *d, const struct kelf *ke, uint64_t *addr, char *bu
 	return ok;
 }
 
-/* At res 0 the bin is a sampled PC: decode there. At res > 0 the bin may
- * start inside an instruction, so walk the symbol's range from its start
- * (resuming where the last bin of the same range stopped) to the first
- * instruction that starts in the bin. */
+/* A bin of one byte is a sampled PC: decode there. A wider bin (kpdata at
+ * res > 0, gmon's 2-byte bins) may start inside an instruction, so walk
+ * the symbol's range from its start (resuming where the last bin of the
+ * same range stopped) and show the instructions that start in the bin,
+ * "; " between them; when none does, the one the bin lies inside, with
+ * where it starts. Never bytes decoded from the middle of an instruction. */
 void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *s,
 		uint64_t bin, uint64_t step, char *buf, size_t n)
 {
-	uint64_t at;
+	uint64_t at, covering = 0;
+	char text[128], cover[128] = "";
+	size_t len = 0;
 
 	buf[0] = '\0';
 	if (!d->ok)
 		return;
-	if (step == 1) {
+	if (step <= 1) {
 		at = bin;
 		if (!one(d, ke, &at, buf, n))
 			snprintf(buf, n, "(bad)");
@@ -79,18 +83,25 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *s,
 	at = (d->sweep == s && d->sweep_at <= bin) ? d->sweep_at : s->start;
 	while (at < s->end && at < bin + step) {
 		uint64_t here = at;
-		char text[128];
 
 		if (!one(d, ke, &at, text, sizeof text)) {
 			snprintf(buf, n, "(bad)");
-			break;
+			return;
 		}
-		if (here >= bin) {
-			snprintf(buf, n, "%s", text);
-			at = here;
-			break;
+		if (here < bin) {
+			if (at > bin) {         /* it runs into the bin */
+				covering = here;
+				snprintf(cover, sizeof cover, "%s", text);
+			}
+			d->sweep_at = at;
+			continue;
 		}
+		if (len < n)
+			len += snprintf(buf + len, n - len, "%s%s", len ? "; " : "", text);
 	}
+	if (!len && cover[0])
+		snprintf(buf, n, "(inside %s at 0x%jx)", cover, (uintmax_t)covering);
 	d->sweep = s;
-	d->sweep_at = at;
+	if (d->sweep_at < s->start || d->sweep_at > bin)
+		d->sweep_at = s->start;
 }

@@ -3,6 +3,8 @@
  * the same samples per function GNU gprof finds, since each bin is charged
  * to the symbol holding its first byte and the bins are 2 bytes, never
  * split between functions. */
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +15,6 @@ struct grow {                   /* a row of the flat profile */
 	const struct ksym *sym;
 	uint64_t samples, calls;
 };
-
-/* the symbol libdwfl names for addr (the symbolizer's ranges); NULL for none */
-static const struct ksym *sym_at(const struct kelf *ke, uint32_t addr)
-{
-	const struct krange *r = kelf_range(ke, addr, NULL);
-
-	return r ? &ke->syms[r->sym] : NULL;
-}
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -33,75 +27,101 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->sym->name, y->sym->name);
 }
 
-static void flat(FILE *out, const struct gmon *g, const struct kelf *ke)
+/* The pipeline has charged the bins to symbols (pp->p); the arcs' calls
+ * go to the symbol at each arc's callee. */
+static void flat(FILE *out, const struct pipe *pp, long top)
 {
-	struct grow *rows = kp_calloc(ke->nsyms, sizeof *rows);
-	uint64_t total = 0, unknown = 0, calls_unknown = 0;
+	const struct kelf *ke = pipe_elf(pp, 0);
+	const struct sampleset *ss = &pp->ss;
+	struct grow *rows = kp_calloc(ke->nsyms + 1, sizeof *rows);
+	uint64_t total = 0, calls_unknown = 0;
 	size_t n = 0;
 
-	for (size_t i = 0; i < ke->nsyms; i++)
+	for (size_t i = 0; i < ke->nsyms; i++) {
 		rows[i].sym = &ke->syms[i];
-	for (size_t i = 0; i < g->nbins; i++) {
-		uint32_t c = g->bins[2 * i] | g->bins[2 * i + 1] << 8;
-		const struct ksym *s;
-		if (!c)
-			continue;
-		total += c;
-		s = sym_at(ke, (uint32_t)gmon_bin_addr(g, i));
-		if (s)
-			rows[s - ke->syms].samples += c;
-		else
-			unknown += c;
+		rows[i].samples = pp->p.symcount[0][i];
+		total += rows[i].samples;
 	}
-	for (size_t i = 0; i < g->narcs; i++) {
-		const unsigned char *a = g->arcs + i * sizeof(struct gmon_arc);
-		const struct ksym *s = sym_at(ke, kp_le32(a + 4));
-		if (s)
-			rows[s - ke->syms].calls += kp_le32(a + 8);
+	total += pp->p.unknown;
+	for (size_t i = 0; i < ss->narcs; i++) {
+		const struct krange *r = kelf_range(ke, ss->arcs[i].self, NULL);
+		if (r)
+			rows[r->sym].calls += ss->arcs[i].count;
 		else
-			calls_unknown += kp_le32(a + 8);
+			calls_unknown += ss->arcs[i].count;
 	}
 	qsort(rows, ke->nsyms, sizeof *rows, cmp_rows);
 	fprintf(out, "gmon: %llu samples at %u Hz, %zu arcs", (unsigned long long)total,
-		g->h.profrate, g->narcs);
-	if (g->h.lost_bins || g->h.lost_arcs)
-		fprintf(out, "; lost %u samples to full bins, %u calls to a full arc table",
-			g->h.lost_bins, g->h.lost_arcs);
+		(unsigned)ss->hz, ss->narcs);
+	if (ss->lost_samples || ss->lost_arcs)
+		fprintf(out, "; lost %ju samples to full bins, %ju calls to a full arc table",
+			(uintmax_t)ss->lost_samples, (uintmax_t)ss->lost_arcs);
 	fprintf(out, "\n  %%time    samples      calls  name\n");
-	for (n = 0; n < ke->nsyms && (rows[n].samples || rows[n].calls); n++)
+	for (n = 0; n < ke->nsyms && (rows[n].samples || rows[n].calls) && (!top || (long)n < top); n++)
 		fprintf(out, "%7.2f %10llu %10llu  %s\n",
 			total ? 100.0 * rows[n].samples / total : 0.0,
 			(unsigned long long)rows[n].samples, (unsigned long long)rows[n].calls,
 			rows[n].sym->name);
-	if (unknown || calls_unknown)
+	if (pp->p.unknown || calls_unknown)
 		fprintf(out, "%7.2f %10llu %10llu  (no symbol)\n",
-			total ? 100.0 * unknown / total : 0.0, (unsigned long long)unknown,
+			total ? 100.0 * pp->p.unknown / total : 0.0, (unsigned long long)pp->p.unknown,
 			(unsigned long long)calls_unknown);
 	free(rows);
 }
 
-/* argv: "gmon", PROG.elf, FILE. Exit status 0, or 2 after one "kprof: " line. */
+#define GMON_USAGE "kprof gmon [--top N] [--force] PROG.elf GMONFILE"
+
+/* argv: "gmon", options, PROG.elf, FILE. Exit status 0, or 2 after one
+ * "kprof: " line. */
 int gmon_main(int argc, char **argv)
 {
-	struct kelf ke = { 0 };
-	unsigned char *data = NULL;
-	size_t len;
-	struct gmon g;
-	int status = 2;
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pipe pp;
+	struct ropen ro = { 0 };
+	long top = 0;
+	int c, force = 0, status = 2;
 
-	if (argc != 3) {
-		fprintf(stderr, "kprof: usage: kprof gmon PROG.elf GMONFILE\n");
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (kp_parse_top(optarg, &top, GMON_USAGE) < 0)
+				return 2;
+			break;
+		case 'f': force = 1; break;
+		case 'h':
+			printf("usage: %s\n\nA profil(2) gmon file's flat profile, as GNU gprof counts it: the\n"
+			       "samples each function's bins hold, and its calls from the arcs.\n"
+			       "PROG.elf must be the program that wrote the file (the -pg build):\n"
+			       "its text must hold the file's and its functions the arcs.\n"
+			       "  --top N   only the N functions with the most samples\n"
+			       "  --force   go on when PROG.elf does not look like the program\n", GMON_USAGE);
+			return 0;
+		default:
+			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], GMON_USAGE);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "kprof: gmon wants PROG.elf and GMONFILE; usage: %s\n", GMON_USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[1], 0) < 0 || kp_readfile(argv[2], GMON_MAX_BYTES, &data, &len) < 0 ||
-	    gmon_parse(&g, data, len, argv[2]) < 0) {
+	ro.path = argv[optind + 1];
+	if (pipe_open(&pp, (const char *const *)&argv[optind], 1, &ro, "gmon", force) < 0) {
 		fprintf(stderr, "kprof: %s\n", kp_lasterror());
 		goto out;
 	}
-	flat(stdout, &g, &ke);
+	flat(stdout, &pp, top);
 	status = fflush(stdout) == 0 ? 0 : 2;
+	if (pp.warning[0])
+		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
 out:
-	free(data);
-	kelf_close(&ke);
+	pipe_close(&pp);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "abi/gmon.h"
 #include "abi/dosprof.h"
 #include "abi/mcprof.h"
+#include "abi/version.h"
 
 /* ---- util.c: errors, memory, files ---- */
 
@@ -74,6 +75,39 @@ struct flat {                      /* one nonzero count */
 	uint64_t count;
 };
 
+/* One frame of a sampled stack: a module and an address in it. */
+struct frame {
+	uint32_t mod;
+	uint64_t addr;
+};
+
+/* One sampled stack: frames[first .. first + n) of the set, the leaf
+ * (where the tick landed) first, then its callers; its weight in ticks.
+ * flags say how the walk ended (the stack engine's). */
+struct stack {
+	size_t first;
+	uint32_t n, flags;
+	uint64_t weight;
+};
+
+/* A call arc: calls from `from` to the function at `self` (gmon's). */
+struct arc {
+	uint64_t from, self, count;
+};
+
+/* What an exact trace knows of an instruction besides its count: its
+ * summed duration and its marks (heat's HEATF_*), parallel to flat. */
+enum { HEATF_CALLED = 1, HEATF_ENTER = 2, HEATF_EXIT = 4 };
+struct heatmark {
+	uint64_t dur;
+	unsigned flags;
+};
+
+/* What a reader makes of a dump. Every sample is a stack: a set of flat
+ * counts (every reader so far) is the set of one-frame stacks, and
+ * sampleset_stack() hands either kind out the same way; a reader of
+ * stacks fills frames and stacks, and also flat with the leaf frames'
+ * counts, which the flat reports use. */
 struct sampleset {
 	const char *format;            /* the reader's name */
 	struct module *mods;
@@ -84,6 +118,7 @@ struct sampleset {
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
+	uint64_t bin;                  /* bytes a count covers: 1 (or 0) for sampled PCs */
 	/* a dump of fixed-size bins (kpdata): their range in module 0 */
 	int binned;
 	uint64_t text_start, text_end, nbins;
@@ -92,10 +127,27 @@ struct sampleset {
 	int has_saturated, running, has_ticks;
 	uint64_t saturated, full_bins, info_ticks;
 	char note[256];                /* a reader's caveat for the header, or "" */
-	/* sampled call stacks come here with the stack engine's reader */
+	/* a dump of one program's text range [range_lo, range_hi) (gmon's
+	 * lowpc and highpc): the ELF must hold it */
+	int ranged;
+	uint64_t range_lo, range_hi;
+	/* sampled call stacks: nstacks stacks over nframes frames */
+	struct frame *frames;
+	size_t nframes;
+	struct stack *stacks;
+	size_t nstacks;
+	struct arc *arcs;              /* call arcs (gmon), in module 0 */
+	size_t narcs;
+	uint64_t lost_samples, lost_arcs;      /* gmon's: to full bins, a full arc table */
+	struct heatmark *heat;         /* exact durations and marks, parallel to flat, or NULL */
 };
 
 void sampleset_free(struct sampleset *ss);
+/* stack i of the set (i < sampleset_nstacks): its frames and weight; a
+ * set of flat counts gives flat[i] as a stack of one frame, in *one */
+size_t sampleset_nstacks(const struct sampleset *ss);
+const struct frame *sampleset_stack(const struct sampleset *ss, size_t i, struct frame *one,
+				    uint32_t *n, uint64_t *weight);
 
 /* ---- readers: one file each, listed in pipeline.c ---- */
 
@@ -193,6 +245,7 @@ int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned 
 
 int kp_check_build_id(const struct kelf *ke, const struct module *m, int force);
 int kp_check_bins(const struct sampleset *ss, const struct kelf *ke);
+int kp_check_range(const struct sampleset *ss, const struct kelf *ke, int force);
 int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n);
 
 struct hit {                       /* one nonzero count, charged */
@@ -215,6 +268,29 @@ struct profile {
 
 int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
 void profile_free(struct profile *p);
+
+/* ---- pipeline.c: the pipeline, for the report and every subcommand ---- */
+
+struct pipe {
+	struct symbolizer sy;
+	struct sampleset ss;
+	struct profile p;
+	const struct reader *rd;
+	char warning[1024];            /* for --force: said after the output */
+};
+
+/* Opens the ELFs (the first is the main one), reads the dump with the
+ * reader its first bytes name (which must be `format` when that is not
+ * NULL), pairs its modules with the ELFs and checks they belong together
+ * (build-ids, text ranges; --force makes a mismatch a warning), and
+ * charges the counts to symbols. 0, or -1 with kp_error said. */
+int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const struct ropen *ro,
+	      const char *format, int force);
+void pipe_close(struct pipe *pp);
+/* the ELF module m of the dump was paired with, or NULL */
+const struct kelf *pipe_elf(const struct pipe *pp, uint32_t m);
+/* --top N: 0 or -1 after a usage line that names the subcommand */
+int kp_parse_top(const char *arg, long *top, const char *usage);
 
 /* ---- lines.c: source lines, through libdwfl ---- */
 

@@ -31,8 +31,13 @@ static void help(void)
 	       "Report where the clock ticks went, from a dump and the ELF it names:\n"
 	       "devkprof's /dev/kpdata with the kernel's ELF (its kpinfo is read from the\n"
 	       "same directory), a profil(2) gmon file or a DosProfile dump with the\n"
-	       "program's. The format is told from the file's first bytes.\n"
-	       "Also: kprof gmon PROG.elf GMON, kprof dosprof ELF DUMP (their own views).\n\n"
+	       "program's, a Monte Carlo dump with the kernel's and the programs'.\n"
+	       "The format is told from the file's first bytes.\n"
+	       "Also these subcommands, each with --help, --top N and --force:\n"
+	       "  kprof gmon PROG.elf GMON            a gmon file's flat profile with call counts\n"
+	       "  kprof dosprof ELF DUMP              a DosProfile dump in OS/2's terms\n"
+	       "  kprof heat PROG.elf HEAT            exact instruction counts per function\n"
+	       "  kprof accuracy PROG.elf HEAT SAMPLES  a sampled profile against the exact one\n\n"
 	       "  --kpinfo FILE        the kpinfo to use instead of the one beside a kpdata\n"
 	       "  --lines              a row per source line (file:line, from DWARF)\n"
 	       "  --addr               a row per bin address, with symbol+offset and instruction\n"
@@ -42,7 +47,8 @@ static void help(void)
 	       "  --format text        the report (the default)\n"
 	       "  --format readprofile write DIR/profile and DIR/System.map for readprofile(8)\n"
 	       "  -o, --output DIR     where --format readprofile writes\n"
-	       "  -h, --help           this text\n\n"
+	       "  -h, --help           this text\n"
+	       "  --version            the version, and the formats read and written\n\n"
 	       "Exit status: 0 done, 2 bad usage or bad input.\n", USAGE);
 }
 
@@ -135,54 +141,70 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* The subcommands: each its own view of a dump, through the same pipeline. */
+static const struct {
+	const char *name, *what;
+	int (*main)(int argc, char **argv);
+} subcmds[] = {
+	{ "gmon", "kprof gmon PROG.elf GMON: a gmon file's flat profile with call counts, as gprof's", gmon_main },
+	{ "dosprof", "kprof dosprof ELF DUMP: a DosProfile dump in OS/2's terms (slots, hits, pages)", dosprof_main },
+	{ "heat", "kprof heat PROG.elf HEAT: exact instruction counts per function, --annotate", heat_main },
+	{ "accuracy", "kprof accuracy PROG.elf HEAT SAMPLES: a sampled profile against the exact one", accuracy_main },
+};
+
+static void version(void)
+{
+	printf("kprof %s\nreads:", KPROF_VERSION);
+	for (size_t i = 0; readers[i]; i++)
+		printf(" %s", readers[i]->name);
+	printf("\nwrites:");
+	for (size_t i = 0; writers[i]; i++)
+		printf(" %s", writers[i]->name);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct symbolizer sy = { 0 };
-	struct sampleset ss = { 0 };
-	struct profile p = { 0 };
+	struct pipe pp;
 	struct ropen ro;
-	const struct reader *rd;
-	char warning[1024] = "";
 	int status = 2;
 
-	/* profil(2)'s gmon files: a reader of their own (gmon.c) */
-	if (argc > 1 && strcmp(argv[1], "gmon") == 0)
-		return gmon_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "dosprof") == 0)
-		return dosprof_main(argc - 1, argv + 1);
-	/* the heat subcommands (tools/kprof/heat.c, accuracy.c) */
-	if (argc > 1 && strcmp(argv[1], "heat") == 0)
-		return heat_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "accuracy") == 0)
-		return accuracy_main(argc - 1, argv + 1);
+	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
+		if (strcmp(argv[1], subcmds[i].name) == 0)
+			return subcmds[i].main(argc - 1, argv + 1);
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		version();
+		return 0;
+	}
 	if (parse_opts(&o, argc, argv) < 0)
 		return 2;
-	/* the ELFs first: a wrong kernel is the likelier mistake */
-	if (symbolizer_open(&sy, o.elfs, o.nelfs) < 0 || reader_for(o.dump, &rd) < 0)
-		goto fail;
 	ro.path = o.dump;
 	ro.kpinfo = o.kpinfo;
-	ss.format = rd->name;
-	if (rd->read(&ss, &ro) < 0)
+	/* the ELFs first: a wrong kernel is the likelier mistake */
+	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;
-	ss.format = rd->name;
-	if (kp_match(&sy, &ss, o.force, warning, sizeof warning) < 0 || symbolize(&p, &sy, &ss) < 0 ||
-	    o.writer->write(stdout, &o.wo, &sy, &ss, &p) < 0)
+	if (o.kpinfo && strcmp(pp.rd->name, "kpdata") != 0) {
+		kp_error("--kpinfo goes with a kpdata, and %s is a %s dump", o.dump, pp.rd->name);
+		goto fail;
+	}
+	if (o.nelfs > 1 && strcmp(pp.rd->name, "kpdata") == 0) {
+		kp_error("--elf names a program's ELF, and a kpdata has only the kernel's samples");
+		goto fail;
+	}
+	if (o.writer->write(stdout, &o.wo, &pp.sy, &pp.ss, &pp.p) < 0)
 		goto fail;
 	if (fflush(stdout) != 0) {
 		kp_error("writing the report: %s", strerror(errno));
 		goto fail;
 	}
-	if (warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", warning);
+	if (pp.warning[0])
+		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
 	status = 0;
 	goto out;
 fail:
 	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
-	profile_free(&p);
-	sampleset_free(&ss);
-	symbolizer_close(&sy);
+	pipe_close(&pp);
 	return status;
 }

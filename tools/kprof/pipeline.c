@@ -2,6 +2,8 @@
  * format from its first bytes. A new reader or writer is one file that
  * defines `const struct reader reader_NAME` (or writer_NAME) and one line
  * in READERS (or WRITERS) below. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,5 +80,73 @@ void sampleset_free(struct sampleset *ss)
 		free(ss->mods[i].path);
 	free(ss->mods);
 	free(ss->flat);
+	free(ss->frames);
+	free(ss->stacks);
+	free(ss->arcs);
+	free(ss->heat);
 	memset(ss, 0, sizeof *ss);
+}
+
+size_t sampleset_nstacks(const struct sampleset *ss)
+{
+	return ss->stacks ? ss->nstacks : ss->nflat;
+}
+
+const struct frame *sampleset_stack(const struct sampleset *ss, size_t i, struct frame *one,
+				    uint32_t *n, uint64_t *weight)
+{
+	if (ss->stacks) {
+		*n = ss->stacks[i].n;
+		*weight = ss->stacks[i].weight;
+		return ss->frames + ss->stacks[i].first;
+	}
+	*one = (struct frame){ ss->flat[i].mod, ss->flat[i].addr };
+	*n = 1;
+	*weight = ss->flat[i].count;
+	return one;
+}
+
+int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const struct ropen *ro,
+	      const char *format, int force)
+{
+	memset(pp, 0, sizeof *pp);
+	if (symbolizer_open(&pp->sy, elfs, nelfs) < 0 || reader_for(ro->path, &pp->rd) < 0)
+		return -1;
+	if (format && strcmp(pp->rd->name, format) != 0) {
+		kp_error("%s is a %s dump, not a %s one", ro->path, pp->rd->name, format);
+		return -1;
+	}
+	pp->ss.format = pp->rd->name;
+	if (pp->rd->read(&pp->ss, ro) < 0)
+		return -1;
+	pp->ss.format = pp->rd->name;
+	if (kp_match(&pp->sy, &pp->ss, force, pp->warning, sizeof pp->warning) < 0 ||
+	    symbolize(&pp->p, &pp->sy, &pp->ss) < 0)
+		return -1;
+	return 0;
+}
+
+void pipe_close(struct pipe *pp)
+{
+	profile_free(&pp->p);
+	sampleset_free(&pp->ss);
+	symbolizer_close(&pp->sy);
+}
+
+const struct kelf *pipe_elf(const struct pipe *pp, uint32_t m)
+{
+	return m < pp->sy.nof && pp->sy.of[m] >= 0 ? &pp->sy.elfs[pp->sy.of[m]] : NULL;
+}
+
+int kp_parse_top(const char *arg, long *top, const char *usage)
+{
+	char *end;
+
+	errno = 0;
+	*top = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *top < 0) {
+		fprintf(stderr, "kprof: --top wants a number of rows, not %s; usage: %s\n", arg, usage);
+		return -1;
+	}
+	return 0;
 }

@@ -42,6 +42,50 @@ int kp_check_bins(const struct sampleset *ss, const struct kelf *ke)
 	return 0;
 }
 
+/* The longest a prologue runs before it calls mcount (push ebp; mov ebp,
+ * esp; call mcount is 8 bytes; a function that saves registers first, a
+ * few more): where a gmon arc's callee address must be in its function. */
+#define MCOUNT_PROLOGUE_MAX 32
+
+/* A dump that sampled one program's text range, with call arcs (gmon):
+ * the ELF must hold the range, and each arc must go from a function into
+ * the prologue of one, or the file came from another build of the
+ * program (the plain one for the -pg one, say) and would blame the wrong
+ * functions. */
+int kp_check_range(const struct sampleset *ss, const struct kelf *ke, int force)
+{
+	const char *why = NULL;
+	char buf[256];
+
+	if (ss->range_lo < ke->text_lo || ss->range_hi > ke->text_hi + 1) {
+		snprintf(buf, sizeof buf, "its text 0x%08jx-0x%08jx is not inside the ELF's "
+			 "0x%08jx-0x%08jx", (uintmax_t)ss->range_lo, (uintmax_t)ss->range_hi,
+			 (uintmax_t)ke->text_lo, (uintmax_t)ke->text_hi);
+		why = buf;
+	}
+	for (size_t i = 0; i < ss->narcs && !why; i++) {
+		const struct krange *from = kelf_range(ke, ss->arcs[i].from, NULL);
+		const struct krange *self = kelf_range(ke, ss->arcs[i].self, NULL);
+		uint64_t off = self ? ss->arcs[i].self - ke->syms[self->sym].value : 0;
+
+		if (!from || !self) {
+			snprintf(buf, sizeof buf, "its arc 0x%08jx -> 0x%08jx is not between two of the "
+				 "ELF's functions", (uintmax_t)ss->arcs[i].from, (uintmax_t)ss->arcs[i].self);
+			why = buf;
+		} else if (off > MCOUNT_PROLOGUE_MAX) {
+			snprintf(buf, sizeof buf, "its arc to 0x%08jx lands %s+0x%jx, not in a function's "
+				 "prologue, where a -pg build calls mcount", (uintmax_t)ss->arcs[i].self,
+				 ke->syms[self->sym].name, (uintmax_t)off);
+			why = buf;
+		}
+	}
+	if (!why)
+		return 0;
+	kp_error("%s is not the program that wrote this %s file: %s%s", ke->path, ss->format, why,
+		 force ? "" : " (--force to go on)");
+	return force ? 1 : -1;
+}
+
 static const char *base(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -102,6 +146,14 @@ int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char 
 	}
 	if (ss->binned && ss->nmods > 0 && sy->of[0] >= 0)
 		return kp_check_bins(ss, &sy->elfs[sy->of[0]]);
+	if (ss->ranged && ss->nmods > 0 && sy->of[0] >= 0)
+		switch (kp_check_range(ss, &sy->elfs[sy->of[0]], force)) {
+		case -1:
+			return -1;
+		case 1:
+			snprintf(warning, n, "%s", kp_lasterror());
+			break;
+		}
 	return 0;
 }
 

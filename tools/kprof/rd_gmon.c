@@ -91,6 +91,20 @@ static int gmon_parse_set(struct sampleset *ss, const unsigned char *buf, size_t
 		f->addr = addr;
 		f->count = c;
 	}
+	/* what ties the file to its program: the text it sampled, and the
+	 * functions its arcs call (kp_match checks both against the ELF) */
+	ss->bin = g.nbins ? ((uint64_t)g.h.hpc - g.h.lpc + g.nbins - 1) / g.nbins : 1;
+	ss->lost_samples = g.h.lost_bins;
+	ss->lost_arcs = g.h.lost_arcs;
+	ss->ranged = 1;
+	ss->range_lo = g.h.lpc;
+	ss->range_hi = g.h.hpc;
+	ss->narcs = g.narcs;
+	ss->arcs = kp_calloc(g.narcs ? g.narcs : 1, sizeof *ss->arcs);
+	for (size_t i = 0; i < g.narcs; i++) {
+		const unsigned char *a = g.arcs + i * sizeof(struct gmon_arc);
+		ss->arcs[i] = (struct arc){ kp_le32(a), kp_le32(a + 4), kp_le32(a + 8) };
+	}
 	return 0;
 }
 

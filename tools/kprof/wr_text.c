@@ -201,7 +201,8 @@ static size_t rows_by_addr(struct row *rows, const struct symbolizer *sy,
 
 		insn[0] = '\0';
 		if (ke)
-			disasm_bin(&d, ke, rg, h->addr, (uint64_t)1 << ss->res, insn, sizeof insn);
+			disasm_bin(&d, ke, rg, h->addr, ss->bin ? ss->bin : (uint64_t)1 << ss->res, insn,
+				   sizeof insn);
 		if (s) {
 			char *sn = symname(sy, ss, h->mod, s);
 
