@@ -76,6 +76,44 @@ def kprof_gmon(prog, gmon):
     return r.stdout, rows
 
 
+def check_wrong_elf(prog, other, gmon):
+    """A gmon file read with another build of its program (the plain one
+    for the -pg one) is refused, with the reason, unless --force: its
+    functions are elsewhere, and the report would blame the wrong ones."""
+    for args in (["gmon", build_path("user", "bin", other), gmon],
+                 [build_path("user", "bin", other), gmon]):
+        r = subprocess.run([build_path("kprof")] + args, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and re.match(r"^kprof: .* is not the program that wrote this "
+                                              r"gmon file: .*\(--force to go on\)\n$", r.stderr), \
+            "kprof %s: status %d\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr)
+    r = subprocess.run([build_path("kprof"), "gmon", "--force", build_path("user", "bin", other), gmon],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "kprof: warning: " in r.stderr, r.stderr
+
+
+def check_addr_whole(prog, gmon):
+    """kprof --addr on 2-byte bins: each row's instruction is the one that
+    starts in the bin (objdump's, Intel syntax), or says which one the bin
+    lies inside; never bytes decoded from the middle of an instruction."""
+    dis = subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn",
+                          build_path("user", "bin", prog)], capture_output=True, text=True,
+                         check=True).stdout
+    insns = {int(a, 16): m for a, m in re.findall(r"^\s*([0-9a-f]+):\s+(\w+)", dis, re.M)}
+    r = subprocess.run([build_path("kprof"), "--addr", build_path("user", "bin", prog), gmon],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = re.findall(r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+([0-9a-f]{8})\s+\S+\s+(.*)$", r.stdout, re.M)
+    assert len(rows) >= 5, r.stdout
+    for a, text in rows:
+        a = int(a, 16)
+        starts = [x for x in (a, a + 1) if x in insns]
+        if starts:
+            assert text.split()[0] == insns[starts[0]], \
+                "bin 0x%x: %r, but the instruction at 0x%x is %s" % (a, text, starts[0], insns[starts[0]])
+        else:
+            assert text.startswith("(inside "), "bin 0x%x: %r, and no instruction starts in it" % (a, text)
+
+
 def check_reader(prog, gmon):
     """The pipeline's gmon reader (kprof PROG FILE, the report every dump
     gets) charges each function what kprof gmon does."""
@@ -173,7 +211,9 @@ def check_kprof_agrees(prog, gmon):
 def profil_gprof(m):
     """calls.pg and hotcold.pg through GNU gprof: exact call counts, the
     60/30/10 split within 3 points, kprof equal to gprof sample for sample;
-    kwork.pg's time in the kernel is charged to the PC it returns to."""
+    kwork.pg's time in the kernel is charged to the PC it returns to. kprof
+    refuses hotcold.pg's file with the plain hotcold, and its --addr rows
+    show whole instructions."""
     m.wait_prompt()
     m.run("calls.pg")
     m.run("hotcold.pg 4000000")
@@ -191,6 +231,8 @@ def profil_gprof(m):
     m.text += "\n--- kprof gmon hotcold.pg ---\n" + check_kprof_agrees("hotcold.pg", got["hotcold.pg"])
     check_reader("hotcold.pg", got["hotcold.pg"])
     check_reader("calls.pg", got["calls.pg"])
+    check_wrong_elf("hotcold.pg", "hotcold", got["hotcold.pg"])
+    check_addr_whole("hotcold.pg", got["hotcold.pg"])
     # kwork.pg spends nearly all its time inside the kwork system call: with
     # system time charged to the PC it returns to, its libc stub holds it;
     # without, the profile would be nearly empty

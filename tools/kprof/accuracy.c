@@ -20,104 +20,25 @@
 
 #include "heat.h"
 
-#define ACC_USAGE "kprof accuracy [--min-share PERCENT] [--force] PROGRAM.elf HEAT SAMPLES"
+#define ACC_USAGE "kprof accuracy [--min-share PERCENT] [--top N] [--force] PROGRAM.elf HEAT SAMPLES"
 
-/* A dump a reader of the pipeline knows (not a kpdata: those are kernel
- * bins): its flat counts. 1 if it was one, 0 if not, -1 on error. */
-static int samples_from_reader(struct samples *s, const char *path)
+/* Each symbol's count in the modules of the set that are the program
+ * (paired with the ELF the pipeline opened first), and the count in them
+ * that no symbol owns, in sh[nsyms]; returns their sum. Samples in other
+ * modules (the kernel's, another program's) are not the program's. */
+static uint64_t per_symbol(const struct pipe *pp, double *counts, size_t nsyms)
 {
-	const struct reader *r;
-	struct sampleset ss = { 0 };
-	struct ropen ro = { .path = path };
+	uint64_t n = 0;
 
-	if (reader_for(path, &r) < 0)
-		return -1;
-	if (strcmp(r->name, "kpdata") == 0)
-		return 0;
-	if (r->read(&ss, &ro) < 0)
-		return -1;
-	s->addr = kp_calloc(ss.nflat + 1, sizeof *s->addr);
-	s->count = kp_calloc(ss.nflat + 1, sizeof *s->count);
-	for (size_t i = 0; i < ss.nflat; i++) {
-		s->addr[i] = (uint32_t)ss.flat[i].addr;
-		s->count[i] = ss.flat[i].count;
-		s->total += ss.flat[i].count;
-	}
-	s->n = ss.nflat;
-	sampleset_free(&ss);
-	if (s->total == 0) {
-		kp_error("%s: no samples", path);
-		samples_free(s);
-		return -1;
-	}
-	return 1;
-}
+	for (size_t i = 0; i < pp->ss.nflat; i++) {
+		const struct hit *h = &pp->p.hits[i];
 
-int samples_read(struct samples *s, const char *path)
-{
-	unsigned char *data;
-	size_t len, cap = 0, lineno = 0;
-	char *p, *end;
-	int r;
-
-	memset(s, 0, sizeof *s);
-	if ((r = samples_from_reader(s, path)) != 0)
-		return r < 0 ? -1 : 0;
-	if (kp_readfile(path, (size_t)1 << 30, &data, &len) < 0)
-		return -1;
-	data = realloc(data, len + 1);
-	data[len] = '\0';
-	for (p = (char *)data; *p; p = end + (*end != '\0')) {
-		unsigned long long a, c;
-		char *q;
-		end = p + strcspn(p, "\n");
-		lineno++;
-		if (p == end || *p == '#')
+		if (h->mod >= pp->sy.nof || pp->sy.of[h->mod] != 0)
 			continue;
-		errno = 0;
-		a = strtoull(p, &q, 16);
-		if (errno || q == p || *q != ' ' || a > UINT32_MAX)
-			goto bad;
-		c = strtoull(q + 1, &q, 10);
-		if (errno || (*q != '\n' && *q != '\0' && *q != '\r') || q[-1] == ' ')
-			goto bad;
-		if (c > (1ull << 53) - s->total) {     /* beyond a double's exact integers */
-			kp_error("%s:%zu: the counts add up to more than 2^53", path, lineno);
-			goto fail;
-		}
-		if (s->n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			s->addr = realloc(s->addr, cap * sizeof *s->addr);
-			s->count = realloc(s->count, cap * sizeof *s->count);
-			if (!s->addr || !s->count) {
-				kp_error("out of memory");
-				goto fail;
-			}
-		}
-		s->addr[s->n] = (uint32_t)a;
-		s->count[s->n++] = c;
-		s->total += c;
+		counts[h->sym < 0 ? nsyms : (size_t)h->sym] += h->count;
+		n += h->count;
 	}
-	free(data);
-	if (s->total == 0) {
-		kp_error("%s: no samples", path);
-		samples_free(s);
-		return -1;
-	}
-	return 0;
-bad:
-	kp_error("%s:%zu: not an \"address count\" line", path, lineno);
-fail:
-	free(data);
-	samples_free(s);
-	return -1;
-}
-
-void samples_free(struct samples *s)
-{
-	free(s->addr);
-	free(s->count);
-	memset(s, 0, sizeof *s);
+	return n;
 }
 
 double binom_mean_abs_dev(uint64_t n, double p)
@@ -186,27 +107,34 @@ int accuracy_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "min-share", required_argument, NULL, 'm' },
+		{ "top", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kelf ke = { 0 };
-	struct heatdump h = { 0 };
-	struct samples s = { 0 };
+	struct pipe exact, sampled;
+	struct ropen ro = { 0 };
+	const struct kelf *ke;
 	struct share *sh = NULL;
-	double minshare = 1.0, tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL;
-	uint64_t total = 0;
-	size_t nsh, nrank = 0, nused = 0;
-	long worst_i = -1;
-	int c, status = 2, force = 0, mismatch = 0;
+	double minshare = 1.0, tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL, *ex = NULL, *sa = NULL;
+	uint64_t total = 0, N = 0;
+	size_t nsh, nrank = 0, nused = 0, shown = 0;
+	long worst_i = -1, top = 0;
+	int c, status = 2, force = 0;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
+	memset(&exact, 0, sizeof exact);
+	memset(&sampled, 0, sizeof sampled);
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			force = 1;
+			break;
+		case 't':
+			if (kp_parse_top(optarg, &top, ACC_USAGE) < 0)
+				return 2;
 			break;
 		case 'm':
 			errno = 0;
@@ -217,12 +145,14 @@ int accuracy_main(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("usage: %s\n\nCompares a sampled profile (SAMPLES: a gmon file, or \"address count\" lines) with the\n"
+			printf("usage: %s\n\nCompares a sampled profile (SAMPLES: any dump kprof reads, or \"address count\" lines) with the\n"
 			       "exact heat (HEAT: /dev/heat) of the same program, per function: total\n"
 			       "variation distance, its expectation for random sampling with the same N,\n"
 			       "their ratio, Spearman's rank correlation over the functions with at least\n"
 			       "--min-share percent (default 1), and the worst function in standard deviations.\n"
-			       "A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n",
+			       "Only SAMPLES' samples of PROGRAM count (a dump of several modules pairs\n"
+			       "them by build-id). A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n"
+			       "  --top N   only the N functions with the largest exact share in the table\n",
 			       ACC_USAGE);
 			return 0;
 		default:
@@ -234,38 +164,50 @@ int accuracy_main(int argc, char **argv)
 		fprintf(stderr, "kprof: accuracy wants PROGRAM.elf, HEAT and SAMPLES; usage: %s\n", ACC_USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[optind], 0) < 0 || heat_read(&h, argv[optind + 1]) < 0 ||
-	    (mismatch = heat_check_build_id(&ke, argv[optind + 1], force)) < 0 ||
-	    samples_read(&s, argv[optind + 2]) < 0)
+	ro.path = argv[optind + 1];
+	if (pipe_open(&exact, (const char *const *)&argv[optind], 1, &ro, "heat", force) < 0)
 		goto fail;
-	if (mismatch)
-		fprintf(stderr, "kprof: warning: %s\n", kp_lasterror());
+	ro.path = argv[optind + 2];
+	if (pipe_open(&sampled, (const char *const *)&argv[optind], 1, &ro, NULL, force) < 0)
+		goto fail;
+	if (strcmp(sampled.rd->name, "kpdata") == 0 || strcmp(sampled.rd->name, "heat") == 0) {
+		kp_error("%s is a %s, not samples of a program", argv[optind + 2], sampled.rd->name);
+		goto fail;
+	}
+	if (exact.warning[0])
+		fprintf(stderr, "kprof: warning: %s\n", exact.warning);
+	if (sampled.warning[0])
+		fprintf(stderr, "kprof: warning: %s\n", sampled.warning);
+	ke = pipe_elf(&exact, 0);
 	/* one share per symbol, and the last for addresses no symbol owns */
-	nsh = ke.nsyms + 1;
+	nsh = ke->nsyms + 1;
+	ex = kp_calloc(nsh, sizeof *ex);
+	sa = kp_calloc(nsh, sizeof *sa);
+	total = per_symbol(&exact, ex, ke->nsyms);
+	N = per_symbol(&sampled, sa, ke->nsyms);
+	if (total == 0) {
+		kp_error("%s: no instruction of %s ran", argv[optind + 1], argv[optind]);
+		goto fail;
+	}
+	if (N == 0) {
+		kp_error("%s: no sample of %s", argv[optind + 2], argv[optind]);
+		goto fail;
+	}
 	sh = kp_calloc(nsh, sizeof *sh);
 	for (size_t i = 0; i < nsh; i++)
-		sh[i].sym = i < ke.nsyms ? (long)i : -1;
-	for (size_t i = 0; i < h.n; i++) {
-		long k = heat_symbol(&ke, h.l[i].addr);
-		sh[k < 0 ? (long)ke.nsyms : k].exact += h.l[i].count;
-		total += h.l[i].count;
-	}
-	for (size_t i = 0; i < s.n; i++) {
-		long k = heat_symbol(&ke, s.addr[i]);
-		sh[k < 0 ? (long)ke.nsyms : k].sampled += s.count[i];
-	}
+		sh[i] = (struct share){ i < ke->nsyms ? (long)i : -1, ex[i], sa[i] };
 	x = kp_calloc(nsh, sizeof *x);
 	y = kp_calloc(nsh, sizeof *y);
 	for (size_t i = 0; i < nsh; i++) {
 		struct share *f = &sh[i];
 		f->exact /= total;
-		f->sampled /= s.total;
+		f->sampled /= N;
 		tvd += fabs(f->exact - f->sampled) / 2;
-		floor_ += binom_mean_abs_dev(s.total, f->exact) / s.total / 2;
+		floor_ += binom_mean_abs_dev(N, f->exact) / N / 2;
 		if (f->exact > 0 || f->sampled > 0)
 			nused++;
 		if (f->exact > 0 && f->exact < 1) {
-			double z = (f->sampled - f->exact) / sqrt(f->exact * (1 - f->exact) / s.total);
+			double z = (f->sampled - f->exact) / sqrt(f->exact * (1 - f->exact) / N);
 			if (fabs(z) > fabs(worst))
 				worst = z, worst_i = (long)i;
 		}
@@ -277,8 +219,8 @@ int accuracy_main(int argc, char **argv)
 			y[nrank++] = sh[i].sampled;
 		}
 	printf("accuracy: %s: %" PRIu64 " samples against %" PRIu64 " exact instructions, %zu functions\n",
-	       argv[optind], s.total, total, nused);
-	printf("N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", s.total, tvd, floor_,
+	       argv[optind], N, total, nused);
+	printf("N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", N, tvd, floor_,
 	       floor_ > 0 ? tvd / floor_ : tvd > 0 ? INFINITY : 0);
 	if (nrank >= 2 && !isnan(spearman(x, y, nrank)))
 		printf("spearman %.3f over %zu functions with >= %g %%\n", spearman(x, y, nrank), nrank, minshare);
@@ -287,24 +229,25 @@ int accuracy_main(int argc, char **argv)
 	else
 		printf("spearman n/a: %zu functions with >= %g %%\n", nrank, minshare);
 	for (size_t i = 0; i < nsh; i++)        /* sh was sorted: find the worst again */
-		if (worst_i >= 0 && sh[i].sym == (worst_i < (long)ke.nsyms ? worst_i : -1)) {
+		if (worst_i >= 0 && sh[i].sym == (worst_i < (long)ke->nsyms ? worst_i : -1)) {
 			printf("worst %s: sampled %.2f %% exact %.2f %%, %+.1f sd\n",
-			       sh[i].sym < 0 ? "(no symbol)" : ke.syms[sh[i].sym].name,
+			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name,
 			       100 * sh[i].sampled, 100 * sh[i].exact, worst);
 			break;
 		}
 	printf("%9s %9s %8s  %s\n", "exact%", "sampled%", "sd", "function");
-	for (size_t i = 0; i < nsh; i++) {
+	for (size_t i = 0; i < nsh && (!top || (long)shown < top); i++) {
 		double e = sh[i].exact, q = sh[i].sampled;
 		if (e == 0 && q == 0)
 			continue;
+		shown++;
 		if (e > 0 && e < 1)
 			printf("%9.2f %9.2f %+8.1f  %s\n", 100 * e, 100 * q,
-			       (q - e) / sqrt(e * (1 - e) / s.total),
-			       sh[i].sym < 0 ? "(no symbol)" : ke.syms[sh[i].sym].name);
+			       (q - e) / sqrt(e * (1 - e) / N),
+			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
 		else
 			printf("%9.2f %9.2f %8s  %s\n", 100 * e, 100 * q, e == 0 ? "no heat" : "-",
-			       sh[i].sym < 0 ? "(no symbol)" : ke.syms[sh[i].sym].name);
+			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
 	}
 	status = fflush(stdout) == 0 ? 0 : 2;
 	goto out;
@@ -314,8 +257,9 @@ out:
 	free(x);
 	free(y);
 	free(sh);
-	samples_free(&s);
-	heat_free(&h);
-	kelf_close(&ke);
+	free(ex);
+	free(sa);
+	pipe_close(&exact);
+	pipe_close(&sampled);
 	return status;
 }

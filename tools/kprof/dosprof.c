@@ -13,7 +13,7 @@
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define USAGE "kprof dosprof [--addr] [--top N] ELF DUMP"
+#define USAGE "kprof dosprof [--addr] [--top N] [--force] ELF DUMP"
 
 /* the symbol libdwfl names for addr (the symbolizer's ranges), or NULL */
 static const struct ksym *owner(const struct kelf *ke, uint32_t addr)
@@ -179,29 +179,38 @@ int dosprof_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "addr", no_argument, NULL, 'a' },
 		{ "top", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kelf ke = { 0 };
+	struct pipe pp;
+	struct ropen ro = { 0 };
 	struct dosprof d = { 0 };
 	unsigned char *buf = NULL;
 	size_t len;
-	int c, by_address = 0, status = 2, parsed = 0;
+	int c, by_address = 0, status = 2, parsed = 0, force = 0;
 	long top = 0;
-	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'a') {
-			by_address = 1;
-		} else if (c == 't') {
-			errno = 0;
-			top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || top < 0) {
-				fprintf(stderr, "kprof: --top wants a number of rows; usage: %s\n", USAGE);
+	memset(&pp, 0, sizeof pp);
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': by_address = 1; break;
+		case 'f': force = 1; break;
+		case 't':
+			if (kp_parse_top(optarg, &top, USAGE) < 0)
 				return 2;
-			}
-		} else {
+			break;
+		case 'h':
+			printf("usage: %s\n\nA DosProfile dump in OS/2's terms: the global data, each slot's count,\n"
+			       "the hit table charged to ELF's functions, and the detailed counters with\n"
+			       "the functions each counter's range holds.\n"
+			       "  --addr    the hit table per address, not per function\n"
+			       "  --top N   only the N rows of the hit table with the most hits\n"
+			       "  --force   go on when ELF's build-id is not the dump's\n", USAGE);
+			return 0;
+		default:
 			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], USAGE);
 			return 2;
 		}
@@ -210,20 +219,20 @@ int dosprof_main(int argc, char **argv)
 		fprintf(stderr, "kprof: dosprof wants ELF and DUMP; usage: %s\n", USAGE);
 		return 2;
 	}
-	if (kelf_open(&ke, argv[optind], 0) < 0 ||
+	/* the pipeline pairs the ELF with the dump (build-id); the records
+	 * themselves are parsed again here for OS/2's view of them */
+	ro.path = argv[optind + 1];
+	if (pipe_open(&pp, (const char *const *)&argv[optind], 1, &ro, "dosprof", force) < 0 ||
 	    kp_readfile(argv[optind + 1], DPDUMP_MAX_BYTES, &buf, &len) < 0 ||
 	    dosprof_parse(&d, buf, len, argv[optind + 1]) < 0)
 		goto fail;
 	parsed = 1;
-	if (d.dh.mods[0].build_id[0] && ke.build_id[0] && strcmp(d.dh.mods[0].build_id, ke.build_id)) {
-		kp_error("%s has build-id %s, the dump's module has %s: not the program profiled",
-			 argv[optind], ke.build_id, d.dh.mods[0].build_id);
-		goto fail;
-	}
 	report_global(stdout, &d);
 	if (d.have_hits)
-		report_hits(stdout, &d, &ke, by_address, top);
-	report_detail(stdout, &d, &ke, d.samples);
+		report_hits(stdout, &d, pipe_elf(&pp, 0), by_address, top);
+	report_detail(stdout, &d, pipe_elf(&pp, 0), d.samples);
+	if (pp.warning[0])
+		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
 	status = 0;
 	goto out;
 fail:
@@ -232,6 +241,6 @@ out:
 	if (parsed)
 		dump_free(&d.dh);
 	free(buf);
-	kelf_close(&ke);
+	pipe_close(&pp);
 	return status;
 }

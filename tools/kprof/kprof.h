@@ -30,7 +30,11 @@ void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
 int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len);
 int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n);
-uint32_t kp_le32(const void *p);           /* the guest's byte order, from any host */
+uint32_t kp_le32(const void *p);
+/* A text line may end in "\r\n": drops one '\r' at its end, so every
+ * reader takes either line end and a '\r' anywhere else is the line's
+ * error. */
+void kp_chomp(char *line);           /* the guest's byte order, from any host */
 
 /* ---- kpinfo.c: the `key value` text beside kpdata ---- */
 

@@ -9,12 +9,17 @@
 #include <unistd.h>
 
 #include "kprof.h"
+#include "abi/heat.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 #define READERS(X) \
 	X(kpdata) \
 	X(gmon) \
 	X(dosprof) \
-	X(mc)
+	X(mc) \
+	X(heat) \
+	X(usample)
 
 #define WRITERS(X) \
 	X(text) \
@@ -47,7 +52,8 @@ const struct writer *writer_named(const char *name)
 }
 
 /* A file that starts with the dump header names its engine; a gmon file
- * has its own version word; anything else is a kpdata. */
+ * has its own version word; text that starts with a heat line is a heat
+ * dump, with "0x" or "#" sampled PCs; anything else is a kpdata. */
 int reader_for(const char *path, const struct reader **r)
 {
 	unsigned char buf[sizeof(struct dump_header)];
@@ -61,6 +67,14 @@ int reader_for(const char *path, const struct reader **r)
 		engine = dump_engine(buf, sizeof buf);
 		if (engine < 0 && gmon_is(buf, sizeof buf))
 			*r = reader_named("gmon");
+	}
+	/* text is told by its start, however short the file */
+	if (engine < 0 && *r == reader_named("kpdata") && size >= 2 &&
+	    kp_readat(fd, path, 0, buf, MIN(size, sizeof buf)) == 0) {
+		if (size > strlen(HEAT_TAG) && !memcmp(buf, HEAT_TAG " ", strlen(HEAT_TAG) + 1))
+			*r = reader_named("heat");
+		else if (!memcmp(buf, "0x", 2) || buf[0] == '#')
+			*r = reader_named("usample");
 	}
 	close(fd);
 	if (engine < 0)
@@ -112,9 +126,17 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	memset(pp, 0, sizeof *pp);
 	if (symbolizer_open(&pp->sy, elfs, nelfs) < 0 || reader_for(ro->path, &pp->rd) < 0)
 		return -1;
+	/* a text dump need not start as it usually does (a heat dump in a
+	 * console log): what fell through to the headerless kpdata is read
+	 * as the text format asked for */
 	if (format && strcmp(pp->rd->name, format) != 0) {
-		kp_error("%s is a %s dump, not a %s one", ro->path, pp->rd->name, format);
-		return -1;
+		const struct reader *f = reader_named(format);
+
+		if (!f || f->engine || strcmp(pp->rd->name, "kpdata") != 0) {
+			kp_error("%s is a %s dump, not a %s one", ro->path, pp->rd->name, format);
+			return -1;
+		}
+		pp->rd = f;
 	}
 	pp->ss.format = pp->rd->name;
 	if (pp->rd->read(&pp->ss, ro) < 0)

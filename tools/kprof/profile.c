@@ -23,11 +23,11 @@ int kp_check_build_id(const struct kelf *ke, const struct module *m, int force)
 	if (!ke->build_id[0] || !m->build_id[0])
 		kp_error("build-id missing: %s has %s, the dump has %s; the dump cannot be matched to "
 			 "the ELF%s", ke->path, elf_id, dump_id,
-			 force ? " (--force: going on)" : " (--force to use it anyway)");
+			 force ? " (--force: going on)" : " (--force to go on)");
 	else
 		kp_error("build-id mismatch: %s has %s, the dump has %s%s", ke->path, elf_id, dump_id,
 			 force ? " (--force: going on)" :
-			 "; the dump is of another build (--force to use it anyway)");
+			 "; the dump is of another build (--force to go on)");
 	return force ? 1 : -1;
 }
 

@@ -435,6 +435,73 @@ static void empty_kpinfo_named(void **state)
 	run_free(&r);
 }
 
+/* A heat dump whose counts are all 0 made kprof accuracy print nan and
+ * exit 0. */
+static void heat_all_zero_refused(void **state)
+{
+	const char *heat = tmp_path("zero.heat"), *smp = tmp_path("zero.samples");
+	char text[256];
+	struct run r;
+
+	(void)state;
+	snprintf(text, sizeof text, "PROF 0x%08X 0 0\nPROF 0x%08X 0 0\n", sym("spin_a"), sym("spin_b"));
+	write_text(heat, text);
+	snprintf(text, sizeof text, "0x%08x 5\n", sym("spin_a"));
+	write_text(smp, text);
+	run_kprof(&r, "accuracy", ELF, heat, smp, NULL);
+	assert_one_error(&r, "every count is 0");
+	assert_null(strstr(r.out, "nan"));
+	run_free(&r);
+}
+
+/* Counts near 2^64 wrapped in the per-function sums: a huge function
+ * came out small. Now the dump is refused when its counts pass 2^64. */
+static void heat_counts_past_2_64_refused(void **state)
+{
+	const char *heat = tmp_path("big.heat");
+	char text[256];
+	struct run r;
+
+	(void)state;
+	snprintf(text, sizeof text, "PROF 0x%08X 18446744073709551615 1\nPROF 0x%08X 2 1\n",
+		 sym("spin_a"), sym("spin_a") + 1);
+	write_text(heat, text);
+	run_kprof(&r, "heat", ELF, heat, NULL);
+	assert_one_error(&r, "past 2^64");
+	run_free(&r);
+}
+
+/* A dump with CRLF line ends was refused after a mark ("CALLED\r"), while
+ * text after a '\r' elsewhere was ignored. One rule now for every line:
+ * one '\r' may end it, and a '\r' anywhere else is an error. */
+static void heat_crlf_one_rule(void **state)
+{
+	const char *heat = tmp_path("crlf.heat");
+	char text[256];
+	struct run r;
+
+	(void)state;
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9 CALLED\r\nPROF 0x%08X 7 3\r\n", sym("spin_a"),
+		 sym("spin_b"));
+	write_text(heat, text);
+	run_kprof(&r, "heat", ELF, heat, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "12 instructions executed"));
+	run_free(&r);
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9\rjunk\n", sym("spin_a"));
+	write_text(heat, text);
+	run_kprof(&r, "heat", ELF, heat, NULL);
+	assert_one_error(&r, "not a heat line");
+	run_free(&r);
+	snprintf(text, sizeof text, "0x%08x 5\r\n0x%08x 6\r7\n", sym("spin_a"), sym("spin_b"));
+	write_text(heat, text);
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9\n", sym("spin_a"));
+	write_text(tmp_path("crlf2.heat"), text);
+	run_kprof(&r, "accuracy", ELF, tmp_path("crlf2.heat"), heat, NULL);
+	assert_one_error(&r, "not an \"address count\" line");
+	run_free(&r);
+}
+
 int test_bugs_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +514,9 @@ int test_bugs_group(void)
 		cmocka_unit_test(huge_kpdata_not_read),
 		cmocka_unit_test(many_sections_linear),
 		cmocka_unit_test(empty_kpinfo_named),
+		cmocka_unit_test(heat_all_zero_refused),
+		cmocka_unit_test(heat_counts_past_2_64_refused),
+		cmocka_unit_test(heat_crlf_one_rule),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);

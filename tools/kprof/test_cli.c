@@ -474,6 +474,70 @@ static void damaged_inputs_never_crash(void **state)
 	free(elf);
 }
 
+/* Every subcommand takes --help (exit 0), --top N and --force; kprof
+ * --help lists them all, --version names the formats. */
+static void subcommands_uniform(void **state)
+{
+	static const char *const subs[] = { "gmon", "dosprof", "heat", "accuracy" };
+	const char *heat = tmp_path("uniform.heat");
+	char text[128];
+	struct run r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+		char want[64];
+
+		run_kprof(&r, subs[i], "--help", NULL);
+		snprintf(want, sizeof want, "usage: kprof %s ", subs[i]);
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.out, want));
+		assert_non_null(strstr(r.out, "--top N"));
+		assert_non_null(strstr(r.out, "--force"));
+		run_free(&r);
+		run_kprof(&r, "--help", NULL);
+		snprintf(want, sizeof want, "kprof %s ", subs[i]);
+		assert_non_null(strstr(r.out, want));
+		run_free(&r);
+	}
+	run_kprof(&r, "--version", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "kprof " KPROF_VERSION "\n"));
+	for (size_t i = 0; readers[i]; i++)
+		assert_non_null(strstr(r.out, readers[i]->name));
+	run_free(&r);
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9 CALLED\nPROF 0x%08X 7 3\n", sym("spin_a"), sym("spin_b"));
+	write_text(heat, text);
+	run_kprof(&r, "heat", "--top", "1", "--force", ELF, heat, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "spin_b"));
+	assert_null(strstr(r.out, "spin_a"));         /* the second row, cut */
+	run_free(&r);
+	run_kprof(&r, "heat", "--top", "x", ELF, heat, NULL);
+	assert_int_equal(r.status, 2);
+	run_free(&r);
+}
+
+/* An option that does not apply to the dump given is an error, not
+ * silently ignored: --kpinfo with anything but a kpdata, --elf with one. */
+static void options_that_do_not_apply(void **state)
+{
+	const char *heat = tmp_path("na.usample");
+	char text[128];
+	struct run r;
+
+	(void)state;
+	snprintf(text, sizeof text, "0x%08x 5\n", sym("spin_a"));
+	write_text(heat, text);
+	run_kprof(&r, "--kpinfo", heat, ELF, heat, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--kpinfo goes with a kpdata"));
+	run_free(&r);
+	run_kprof(&r, "--elf", ELF, ELF, kpdata_in(standard_dump("na", NULL)), NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--elf names a program's ELF"));
+	run_free(&r);
+}
+
 int test_cli_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +552,8 @@ int test_cli_group(void)
 		cmocka_unit_test(kpinfo_elsewhere),
 		cmocka_unit_test(bad_inputs),
 		cmocka_unit_test(damaged_inputs_never_crash),
+		cmocka_unit_test(subcommands_uniform),
+		cmocka_unit_test(options_that_do_not_apply),
 	};
 
 	return cmocka_run_group_tests_name("kprof-cli", tests, NULL, NULL);

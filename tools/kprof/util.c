@@ -193,3 +193,11 @@ uint32_t kp_le32(const void *p)
 
 	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 }
+
+void kp_chomp(char *line)
+{
+	size_t n = strlen(line);
+
+	if (n && line[n - 1] == '\r')
+		line[n - 1] = '\0';
+}
