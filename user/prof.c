@@ -93,11 +93,16 @@ static int on(int argc, char **argv)
 
 static int off(void)
 {
-	char path[32];
+	char path[32], dump[40];
+	struct stat st;
 
 	if (ProfileStop(path, sizeof path) < 0)
 		return fail("off");
-	printf("prof: report in %s, samples in %s.dump (export them for kprof)\n", path, path);
+	snprintf(dump, sizeof dump, "%s.dump", path);
+	if (stat(dump, &st) == 0)       /* -k times, and has no samples */
+		printf("prof: report in %s, samples in %s (export them for kprof)\n", path, dump);
+	else
+		printf("prof: report in %s\n", path);
 	return 0;
 }
 

@@ -168,7 +168,8 @@ void mc_kcall_report(struct textbuf *t)
 	text_add(t, "=================== KERNEL CALL REPORT ===================\n");
 	text_add(t, "Resolution: 1 TSC cycle (%u kHz); under QEMU's -icount, one instruction\n",
 		 arch_tsc_khz());
-	text_add(t, "Index Entrypoint                             Calls       Cycles      Min      Max      Avg\n");
+	text_add(t, "%5s %-35s %8s %12s %8s %8s %8s\n", "Index", "Entrypoint", "Calls", "Cycles", "Min",
+		 "Max", "Avg");
 	for (uint32_t n = 0; n < NSYSCALL; n++) {
 		int i;
 		if (!kc.sys[n].calls)

@@ -99,7 +99,7 @@ static int byhits(const void *a, const void *b)
 static void pct(char *buf, size_t n, uint32_t hits, uint32_t recorded)
 {
 	uint32_t t = recorded ? (uint32_t)((uint64_t)hits * 1000 / recorded) : 0;
-	ksnprintf(buf, n, "%3u.%u", t / 10, t % 10);
+	ksnprintf(buf, n, "%u.%u", t / 10, t % 10);
 }
 
 void mc_tables(struct textbuf *t, uint32_t top)
@@ -154,22 +154,22 @@ void mc_tables(struct textbuf *t, uint32_t top)
 		text_add(t, "  (%u hits found their counter full)\n", mc.saturated);
 
 	text_add(t, "\nMODULES:  (Does not include dropped samples!)\n");
-	text_add(t, "Module                Hits  Percent\n");
+	text_add(t, "%-16s  %10s  %7s\n", "Module", "Hits", "Percent");
 	text_add(t, "----------------  ----------  -------\n");
 	ksort(mods, mc.nmods, sizeof mods[0], byhits);
 	for (uint32_t i = 0; i < mc.nmods; i++) {
 		if (!mods[i].hits || mods[i].mod == MC_MOD_UNKNOWN)
 			continue;
 		pct(p, sizeof p, mods[i].hits, recorded);
-		text_add(t, "%-16s  %10u  %s\n", mc.mods[mods[i].mod].name, mods[i].hits, p);
+		text_add(t, "%-16s  %10u  %7s\n", mc.mods[mods[i].mod].name, mods[i].hits, p);
 	}
 	pct(p, sizeof p, idle, recorded);
-	text_add(t, "%-16s  %10u  %s\n", "IDLE", idle, p);
+	text_add(t, "%-16s  %10u  %7s\n", "IDLE", idle, p);
 	pct(p, sizeof p, unknown, recorded);
-	text_add(t, "%-16s  %10u  %s\n", "UNKNOWN", unknown, p);
+	text_add(t, "%-16s  %10u  %7s\n", "UNKNOWN", unknown, p);
 
 	text_add(t, "\nSYMBOLS:  (Does not include dropped samples!)\n");
-	text_add(t, "Hits       Percent Address  Module          :Routine\n");
+	text_add(t, "%10s %7s %-8s %-16s:%s\n", "Hits", "Percent", "Address", "Module", "Routine");
 	text_add(t, "---------- ------- -------- ----------------:---------------------\n");
 	ksort(rows, nrows, sizeof rows[0], byhits);
 	for (uint32_t k = 0; k < nrows; k++) {
@@ -180,7 +180,7 @@ void mc_tables(struct textbuf *t, uint32_t top)
 			continue;
 		}
 		pct(p, sizeof p, rows[k].hits, recorded);
-		text_add(t, "%10u   %s %08x %-16s:%s\n", rows[k].hits, p, symtab_addr(m->syms, rows[k].sym),
+		text_add(t, "%10u %7s %08x %-16s:%s\n", rows[k].hits, p, symtab_addr(m->syms, rows[k].sym),
 			 m->name, symtab_name(m->syms, rows[k].sym));
 		shown++;
 	}
@@ -188,18 +188,18 @@ void mc_tables(struct textbuf *t, uint32_t top)
 		char what[32];
 		ksnprintf(what, sizeof what, "<%u more routines>", nmore);
 		pct(p, sizeof p, more, recorded);
-		text_add(t, "%10u   %s %8s %-16s:%s\n", more, p, "", "", what);
+		text_add(t, "%10u %7s %8s %-16s:%s\n", more, p, "", "", what);
 	}
 	for (uint32_t i = 0; i < mc.nmods; i++) {
 		if (!nosym[i] || i == MC_MOD_UNKNOWN)
 			continue;
 		pct(p, sizeof p, nosym[i], recorded);
-		text_add(t, "%10u   %s %8s %-16s:%s\n", nosym[i], p, "", mc.mods[i].name,
+		text_add(t, "%10u %7s %8s %-16s:%s\n", nosym[i], p, "", mc.mods[i].name,
 			 mc.mods[i].syms ? "<outside routines>" : "<no symbols>");
 	}
 	pct(p, sizeof p, idle, recorded);
-	text_add(t, "%10u   %s %8s %-16s:\n", idle, p, "", "IDLE");
+	text_add(t, "%10u %7s %8s %-16s:\n", idle, p, "", "IDLE");
 	pct(p, sizeof p, unknown, recorded);
-	text_add(t, "%10u   %s %8s %-16s:\n", unknown, p, "", "UNKNOWN");
+	text_add(t, "%10u %7s %8s %-16s:\n", unknown, p, "", "UNKNOWN");
 	kfree_contig(rows, npages);
 }

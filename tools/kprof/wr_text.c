@@ -49,7 +49,10 @@ static void header(FILE *out, const struct symbolizer *sy, const struct samplese
 		if (sy->of[m] < 0)
 			continue;
 		ke = &sy->elfs[sy->of[m]];
-		fprintf(out, "elf     %s  build-id %s\n", ke->path, ke->build_id[0] ? ke->build_id : "none");
+		fprintf(out, "elf     %s  build-id %s", ke->path, ke->build_id[0] ? ke->build_id : "none");
+		if (ss->nmods > 1 && ss->mods[m].path)
+			fprintf(out, "  for %s", ss->mods[m].path);
+		fputc('\n', out);
 	}
 	if (ss->binned)
 		fprintf(out, "text    0x%08jx-0x%08jx  res %u (%u byte%s per bin)  %ju bins  clock %.3f Hz\n",
@@ -94,8 +97,9 @@ static struct row *add(struct row *rows, size_t *n, uint64_t count, const char *
 	return r;
 }
 
-/* A symbol's name in the rows: with its module's file name when the
- * dump has several modules. */
+/* A symbol's name in the rows: with its module's name when the dump has
+ * several modules (the dump's own name for it, which tells apart two
+ * modules named by one ELF: a program and its stripped copy). */
 static char *symname(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod,
 		     const struct ksym *k)
 {
@@ -103,7 +107,7 @@ static char *symname(const struct symbolizer *sy, const struct sampleset *ss, ui
 
 	if (ss->nmods <= 1)
 		return kp_strdup(k->name);
-	path = sy->elfs[sy->of[mod]].path;
+	path = ss->mods[mod].path ? ss->mods[mod].path : sy->elfs[sy->of[mod]].path;
 	slash = strrchr(path, '/');
 	return kp_fmt("%s!%s", slash ? slash + 1 : path, k->name);
 }
