@@ -450,7 +450,7 @@ static void t_symtab(void)
 	}
 	CHECK(symtab_find(t, symtab_addr(t, 0) - 1) < 0);
 	CHECK(symtab_find(t, 0) < 0 && symtab_find(t, 0xFFFFFFFFu) < 0);
-	CHECK(symtab_find(NULL, symtab_addr(t, 0)) < 0);
+	CHECK(symtab_find(&symtab_none, symtab_addr(t, 0)) < 0);
 	CHECK(strcmp(symtab_name(t, symtab_find(t, (uint32_t)t_symtab)), "t_symtab") == 0);
 }
 

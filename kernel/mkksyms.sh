@@ -15,17 +15,37 @@ if [ -z "$elf" ]; then
 	exit 0
 fi
 # nm -S prints "addr size type name", or "addr type name" without a size;
-# at one address the sized symbol sorts last, which lookups prefer
+# at one address the sized symbol sorts last, which lookups prefer. Each
+# entry's end is addr + size, or for a symbol without a size the next
+# address a symbol starts at (the last one: the end of the text).
 "$nm" -S --defined-only "$elf" | awk '
 	NF == 4 && ($3 == "t" || $3 == "T") { print $1, $2, $4 }
 	NF == 3 && ($2 == "t" || $2 == "T") { print $1, "00000000", $3 }
 ' | sort -k1,1 -k2,2 -k3,3 | awk '
+	function hex(s,   v, i) {
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+		return v
+	}
 	BEGIN { off = 0; n = 0 }
 	{ addr[n] = $1; size[n] = $2; name[n] = $3; noff[n] = off; off += length($3) + 1; n++ }
 	END {
 		print "const struct ksym ksym_table[] = {"
-		for (i = 0; i < n; i++)
-			printf "\t{ 0x%s, 0x%s, %d },\n", addr[i], size[i], noff[i]
+		for (i = 0; i < n; i++) {
+			a = hex(addr[i]); e = a + hex(size[i])
+			if (hex(size[i]) == 0) {
+				e = a
+				for (j = i + 1; j < n && hex(addr[j]) <= a; j++)
+					;
+				if (j < n)
+					e = hex(addr[j])
+				else
+					e = a + 1
+			}
+			printf "\t{ 0x%s, 0x%08x, 0x%s, %d },\n", addr[i], e, size[i], noff[i]
+		}
+		print "\t{ 0xffffffff, 0xffffffff, 0, 0 },\t/* the sentinel: no symbol starts after it */"
 		print "};"
 		print "const char ksym_names[] ="
 		for (i = 0; i < n; i++)

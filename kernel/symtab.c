@@ -16,30 +16,21 @@
 #include "proc.h"
 #include "symtab.h"
 
-struct symtab {
-	const struct ksym *syms;
-	const char *names;
-	uint32_t n;
-	uint32_t lo, hi;        /* the span: [lo, hi) */
-	uint32_t shift;
-	uint32_t *index;        /* (hi - lo) >> shift, plus one, buckets */
-	int refs;               /* a program's table: its holders */
-	uint32_t npages;        /* a program's table: one allocation of these */
-};
-
 extern char _text_start[], _text_end[];
 
 static struct symtab ktab;
+const struct symtab symtab_none;        /* an empty span: every lookup misses */
 static int holds;
 static uint32_t loaded;
 
 /* the bucket size for n symbols over span bytes: the smallest power of
- * two that makes at most n buckets */
+ * two that makes at most 4n buckets, so that a bucket is about a quarter
+ * of the mean symbol and the scan from it rarely takes a step */
 static uint32_t shift_for(uint32_t span, uint32_t n)
 {
 	uint32_t s = 0;
 
-	while (s < 31 && (span >> s) > MAX(n, 1))
+	while (s < 31 && (span >> s) > 4 * MAX(n, 1))
 		s++;
 	return s;
 }
@@ -87,24 +78,6 @@ bool symtab_covers(const struct symtab *t, uint32_t pc)
 	return t && pc - t->lo < t->hi - t->lo;
 }
 
-int symtab_find(const struct symtab *t, uint32_t pc)
-{
-	const struct ksym *s;
-	uint32_t i;
-
-	if (!t || !t->n || pc - t->lo >= t->hi - t->lo)
-		return -1;
-	s = t->syms;
-	i = t->index[(pc - t->lo) >> t->shift];
-	while (i + 1 < t->n && s[i + 1].addr <= pc)
-		i++;
-	if (s[i].addr > pc)
-		return -1;                      /* before the first symbol */
-	if (s[i].size && pc - s[i].addr >= s[i].size)
-		return -1;                      /* past its end, before the next */
-	return i;
-}
-
 uint32_t symtab_count(const struct symtab *t)
 {
 	return t ? t->n : 0;
@@ -127,7 +100,7 @@ uint32_t symtab_size(const struct symtab *t, int i)
 
 void symtab_format(char *buf, size_t n, uint32_t pc, bool ret)
 {
-	int i = symtab_find(&ktab, ret ? pc - 1 : pc);
+	int i = ktab.n ? symtab_find(&ktab, ret ? pc - 1 : pc) : -1;
 
 	if (i < 0)
 		ksnprintf(buf, n, "0x%08x", pc);
@@ -207,7 +180,7 @@ static struct symtab *load(const struct elf_image *img, int *err)
 	t = NULL;
 	{
 		struct symtab probe = { .n = n, .lo = lo, .hi = hi, .shift = shift_for(hi - lo, n) };
-		size = ROUNDUP(sizeof *t, 8) + n * sizeof(struct ksym) + nbuckets(&probe) * 4 + bytes;
+		size = ROUNDUP(sizeof *t, 8) + (n + 1) * sizeof(struct ksym) + nbuckets(&probe) * 4 + bytes;
 		total = ROUNDUP(size, PGSIZE) / PGSIZE;
 		if (!(t = kalloc_contig(total))) {
 			*err = -ENOMEM;
@@ -217,7 +190,7 @@ static struct symtab *load(const struct elf_image *img, int *err)
 	}
 	t->npages = total;
 	t->syms = (struct ksym *)((char *)t + ROUNDUP(sizeof *t, 8));
-	t->index = (uint32_t *)(t->syms + n);
+	t->index = (uint32_t *)(t->syms + n + 1);     /* after the sentinel */
 	names = (char *)(t->index + nbuckets(t));
 	t->names = names;
 	n = bytes = 0;
@@ -225,13 +198,25 @@ static struct symtab *load(const struct elf_image *img, int *err)
 		struct ksym *k = (struct ksym *)&t->syms[n];
 		if (!wanted(&s, name, lo, hi))
 			continue;
-		*k = (struct ksym){ s.value, s.size, bytes };
+		*k = (struct ksym){ s.value, s.value + s.size, s.size, bytes };
 		strlcpy(names + bytes, name, NAMEMAX);
 		bytes += strlen(name) + 1;
 		n++;
 	}
 	t->n = n;
 	ksort((void *)t->syms, n, sizeof(struct ksym), byaddr);
+	((struct ksym *)t->syms)[n] = (struct ksym){ 0xFFFFFFFFu, 0xFFFFFFFFu, 0, 0 };
+	/* a symbol without a size runs to the next that starts after it, the
+	 * last one to the text's end */
+	for (uint32_t i = 0; i < n; i++) {
+		struct ksym *k = (struct ksym *)&t->syms[i];
+		uint32_t j = i + 1;
+		if (k->size)
+			continue;
+		while (j < n && t->syms[j].addr <= k->addr)
+			j++;
+		k->end = j < n ? t->syms[j].addr : hi;
+	}
 	build_index(t);
 	t->refs = 1;
 	loaded++;

@@ -38,9 +38,10 @@
 struct mc_session mc;
 static struct prof_engine engine;
 
-/* A process's slot holds its module's tag (index | weight 1 << 16, as a
- * buffered entry has it), or 0 before it has one: the usual tick then
- * stores the tag with no load through a pointer. */
+/* A process's slot holds, buffered, its module's tag (index | weight 1
+ * << 16, as a buffered entry has it), so the usual tick stores it with no
+ * load through a pointer; unbuffered, the module itself, which the tick
+ * looks the routine up in. */
 static inline uint32_t tagof(struct proc *p)
 {
 	return (uint32_t)p->prof.slot[engine.id];
@@ -48,13 +49,13 @@ static inline uint32_t tagof(struct proc *p)
 
 static inline void settag(struct proc *p, const struct mc_module *m)
 {
-	p->prof.slot[engine.id] = (void *)m->tag;
+	p->prof.slot[engine.id] = mc.options & PROFILE_BUFFER ? (void *)m->tag : (void *)m;
 }
 
 static inline struct mc_module *modof(struct proc *p)
 {
-	uint32_t tag = tagof(p);
-	return tag ? &mc.mods[MC_ENT_MOD(tag)] : NULL;
+	void *s = p->prof.slot[engine.id];
+	return mc.options & PROFILE_BUFFER ? &mc.mods[MC_ENT_MOD((uint32_t)s)] : s;
 }
 
 /* Finds or makes the module for process p (NULL: the kernel). A new one
@@ -82,8 +83,8 @@ static struct mc_module *module_for(struct proc *p, const struct elf_image *img)
 	strlcpy(m->name, name, sizeof m->name);
 	m->pid = perpid ? p->pid : 0;
 	m->ref = symtab_get(p);
-	m->syms = m->ref;
-	m->nsyms = m->syms ? symtab_count(m->syms) : 0;
+	m->syms = m->ref ? m->ref : &symtab_none;
+	m->nsyms = symtab_count(m->syms);
 	m->tag = mc.nmods | 1u << 16;
 	if (img && elf_find_note(img, "GNU", NT_GNU_BUILD_ID, m->build_id, sizeof m->build_id) ==
 		   (int)sizeof m->build_id)
@@ -93,7 +94,8 @@ static struct mc_module *module_for(struct proc *p, const struct elf_image *img)
 }
 
 /* counters for an unbuffered module's routines, made when it is made:
- * never at interrupt time */
+ * never at interrupt time. Without memory for them the module has no
+ * symbols (its hits are its nosym), so a tick needs no test for them. */
 static void module_hits(struct mc_module *m)
 {
 	uint32_t n;
@@ -101,7 +103,10 @@ static void module_hits(struct mc_module *m)
 	if (!m || m->hits || !m->nsyms || (mc.options & PROFILE_BUFFER))
 		return;
 	n = ROUNDUP(m->nsyms * sizeof(uint32_t), PGSIZE) / PGSIZE;
-	m->hits = kalloc_contig(n);     /* zeroed; NULL: its hits go to nosym */
+	if (!(m->hits = kalloc_contig(n))) {       /* zeroed */
+		m->syms = &symtab_none;
+		m->nsyms = 0;
+	}
 }
 
 static inline void count(uint32_t *c, uint32_t w)
@@ -109,12 +114,12 @@ static inline void count(uint32_t *c, uint32_t w)
 	prof_add_sat(c, w, &mc.saturated);
 }
 
-/* An unbuffered hit: the routine at pc in module m. */
-static void hit(struct mc_module *m, uint32_t pc, uint32_t w)
+/* An unbuffered hit: the routine at pc in module m. (A module's total
+ * is its routines' and its nosym's, summed by the report.) */
+static inline void hit(struct mc_module *m, uint32_t pc, uint32_t w)
 {
-	int i = m->hits ? symtab_find(m->syms, pc) : -1;
+	int i = symtab_find(m->syms, pc);       /* symtab_none: always -1 */
 
-	count(&m->total, w);
 	if (i < 0)
 		count(&m->nosym, w);
 	else
@@ -189,9 +194,24 @@ static void ARCH_FASTCALL mc_sample(uint32_t pc, struct proc *p, uint32_t flags)
 	mc.pos = e + 1;
 }
 
-/* unbuffered: every tick looks its routine up */
+/* Unbuffered: a tick of weight 1 looks its routine up at once, in its
+ * process's module (user mode) or the kernel's (kernel mode, a process
+ * running, a PC in a routine); the others go the slow way (idle, merged
+ * ticks, PCs in no routine of the kernel). */
+__attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL mc_sample_unbuffered(uint32_t pc, struct proc *p, uint32_t flags)
 {
+	struct mc_module *k = &mc.mods[MC_MOD_KERNEL];
+	int i;
+
+	if (__builtin_expect(flags == 1, 1)) {
+		hit(p->prof.slot[engine.id], pc, 1);
+		return;
+	}
+	if (flags == (PROF_KERNEL | 1) && p && (i = symtab_find(k->syms, pc)) >= 0) {
+		count(&k->hits[i], 1);
+		return;
+	}
 	sample_slow(pc, p, flags);
 }
 
@@ -304,6 +324,7 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	mc.mods[MC_MOD_KERNEL].syms = symtab_kernel();
 	mc.mods[MC_MOD_KERNEL].nsyms = symtab_count(symtab_kernel());
 	strlcpy(mc.mods[MC_MOD_UNKNOWN].name, "UNKNOWN", sizeof mc.mods[0].name);
+	mc.mods[MC_MOD_UNKNOWN].syms = &symtab_none;
 	for (uint32_t i = 0; i < MC_MOD_FIRST; i++)
 		mc.mods[i].tag = i | 1u << 16;
 	mc.nmods = MC_MOD_FIRST;

@@ -27,7 +27,6 @@ struct mc_module {
 	uint8_t idlen;
 	uint32_t *hits;         /* per routine, nsyms of them; NULL until needed */
 	uint32_t nosym;         /* hits in no routine of the table (or no table) */
-	uint32_t total;
 };
 
 /* the session's first modules: the kernel, and UNKNOWN, which takes the

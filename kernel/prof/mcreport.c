@@ -58,9 +58,8 @@ int mc_resolve(void)
 		const struct mc_entry *e = &mc.buf[k];
 		struct mc_module *m = &mc.mods[MC_ENT_MOD(e->mod)];
 		uint32_t w = MC_ENT_WEIGHT(e->mod);
-		int i = m->hits ? symtab_find(m->syms, e->pc) : -1;
+		int i = m->hits ? symtab_find(m->syms, e->pc) : -1;    /* no memory: nosym */
 
-		add(&m->total, w);
 		if (i < 0)
 			add(&m->nosym, w);
 		else
@@ -186,7 +185,7 @@ void mc_tables(struct textbuf *t, uint32_t top)
 	}
 	if (nmore) {
 		char what[32];
-		ksnprintf(what, sizeof what, "<%u more routines>", nmore);
+		ksnprintf(what, sizeof what, "<%u more routine%s>", nmore, nmore == 1 ? "" : "s");
 		pct(p, sizeof p, more, recorded);
 		text_add(t, "%10u %7s %8s %-16s:%s\n", more, p, "", "", what);
 	}
@@ -195,7 +194,7 @@ void mc_tables(struct textbuf *t, uint32_t top)
 			continue;
 		pct(p, sizeof p, nosym[i], recorded);
 		text_add(t, "%10u %7s %8s %-16s:%s\n", nosym[i], p, "", mc.mods[i].name,
-			 mc.mods[i].syms ? "<outside routines>" : "<no symbols>");
+			 mc.mods[i].nsyms ? "<outside routines>" : "<no symbols>");
 	}
 	pct(p, sizeof p, idle, recorded);
 	text_add(t, "%10u %7s %8s %-16s:\n", idle, p, "", "IDLE");

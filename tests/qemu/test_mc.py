@@ -132,7 +132,7 @@ def mc_routines(m):
 
     r = report(m.run("prof on -n 2; mcwork run 20 60 20; prof off", timeout=120))
     named = [s for s in r["syms"] if s[1]]
-    more = [s for s in r["syms"] if re.match(r"<\d+ more routines>", s[3])]
+    more = [s for s in r["syms"] if re.match(r"<\d+ more routines?>", s[3])]
     assert len(named) == 2 and len(more) == 1, r["text"]
     assert sum(s[0] for s in r["syms"]) == r["recorded"], r["text"]
     m.halt()
