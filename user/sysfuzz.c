@@ -457,6 +457,7 @@ static const char *callname(uint32_t num)
 		[SYS_unlink] = "unlink", [SYS_halt] = "halt", [SYS_uptime] = "uptime",
 		[SYS_kwork] = "kwork", [SYS_profil] = "profil",
 		[SYS_DosProfile] = "DosProfile",
+		[SYS_ProfileStart] = "ProfileStart", [SYS_ProfileStop] = "ProfileStop",
 	};
 	return num < NSYSCALL && names[num] ? names[num] : "nosys";
 }
@@ -490,6 +491,20 @@ static void shape(struct call *c)
 	case SYS_getcwd: a[0] = pointer(); a[1] = length(); break;
 	case SYS_kwork: a[0] = below(4); a[1] = value(); break;
 	case SYS_profil: profil_args(a); break;
+	case SYS_ProfileStart: {
+		/* mostly options a session takes, and buffers of a few pages */
+		static const uint32_t opts[] = { 0, PROFILE_BUFFER, PROFILE_OBJCALL, PROFILE_KCALL,
+			PROFILE_BUFFER | PROFILE_PERPID, PROFILE_STARTPAUSED, PROFILE_PAUSE,
+			PROFILE_CONTINUE, PROFILE_OBJCALL | PROFILE_KCALL };
+		struct profile_params *pp = (struct profile_params *)(dp + 3000);
+		a[0] = below(2) ? 0 : below(2000);
+		a[1] = below(8) ? opts[below(NELEM(opts))] : value();
+		pp->buf_kib = below(4) ? below(64) : value();
+		pp->top = below(100);
+		a[2] = below(4) ? (uint32_t)pp : pointer();
+		break;
+	}
+	case SYS_ProfileStop: a[0] = below(2) ? pointer() : 0; a[1] = length(); break;
 	case SYS_DosProfile: {
 		static const uint8_t funcs[] = { PRF_CM_INIT, PRF_CM_INIT, PRF_CM_INIT, PRF_CM_START,
 			PRF_CM_START, PRF_CM_STOP, PRF_CM_CLEAR, PRF_CM_DUMP, PRF_CM_DUMP, PRF_CM_DUMP,
@@ -642,9 +657,15 @@ static void dp_called(const struct call *c, int r)
 		dp_need = ret->us_bufsz;
 }
 
-/* the end of every session the batch made: their memory goes with them */
+/* the end of every session the batch made: their memory goes with them
+ * (a Monte Carlo session, like a DosProfile one, outlives its maker) */
 static void dp_end(bool verbose)
 {
+	char path[32];
+	int r = ProfileStop(path, sizeof path);
+
+	if (verbose)
+		fprintf(logfd, "  ProfileStop = %d\n", r);
 	for (int i = 0; i < nsessions; i++) {
 		unsigned r = DosProfile(PRF_CM_EXIT, sessions[i], 0, 0);
 		if (verbose)
