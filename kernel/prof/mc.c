@@ -263,10 +263,19 @@ static void set_running(int running)
 	splx(s);
 }
 
+/* the rate the session set goes back to what it was, as DosProfile's */
+static void restore_rate(void)
+{
+	if (mc.hz_before)
+		prof_set_hz(&engine, mc.hz_before);
+	mc.hz_before = 0;
+}
+
 static void end_session(void)
 {
 	set_running(0);
 	mc_kcall_stop();
+	restore_rate();
 	prof_set_hold(&engine, false);
 	mc_free_hits();
 	for (uint32_t i = MC_MOD_FIRST; i < mc.nmods; i++)
@@ -317,8 +326,13 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	}
 	if (mc.on)
 		return -EALREADY;
-	if (hz && (r = prof_set_hz(&engine, hz)) < 0)
-		return r;
+	mc.hz_before = 0;
+	if (hz && clock_hz_mhz() != clock_achieved_mhz(hz)) {
+		uint32_t before = (clock_hz_mhz() + 500) / 1000;
+		if ((r = prof_set_hz(&engine, hz)) < 0)
+			return r;
+		mc.hz_before = before;  /* put back at the end, or if the start fails */
+	}
 	memset(mc.mods, 0, MC_MOD_FIRST * sizeof mc.mods[0]);
 	strlcpy(mc.mods[MC_MOD_KERNEL].name, "kernel", sizeof mc.mods[0].name);
 	mc.mods[MC_MOD_KERNEL].syms = symtab_kernel();
@@ -335,8 +349,10 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	mc.running = 0;
 	if (options & PROFILE_BUFFER && !(options & PROFILE_KCALL)) {
 		mc.bufpages = ROUNDUP(pp.buf_kib * 1024, PGSIZE) / PGSIZE;
-		if (!(mc.buf = kalloc_contig(mc.bufpages)))
+		if (!(mc.buf = kalloc_contig(mc.bufpages))) {
+			restore_rate();
 			return -ENOMEM;
+		}
 		mc.pos = mc.buf;
 		mc.end = mc.buf + mc.bufpages * PGSIZE / sizeof *mc.buf;
 	} else {
@@ -347,6 +363,8 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 		if (mc.buf)
 			kfree_contig(mc.buf, mc.bufpages);
 		mc.buf = NULL;
+		mc_free_hits();
+		restore_rate();
 		return r;
 	}
 	symtab_hold();

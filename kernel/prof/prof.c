@@ -52,9 +52,12 @@ static struct prof_engine *sysc[PROF_MAXENGINES];      /* hooks on, with a sysca
 static int nsysc;
 static struct prof_engine *kc[PROF_MAXENGINES];        /* hooks on, with a kcall hook */
 static int nkc;
-/* fan-outs under way: a hook's fan-out can run inside another's (a
- * system call's hook that turns interrupts off reaches the kernel-call
- * hook in splhi) */
+/* fan-outs under way. The tick's never runs inside another (the hooks'
+ * hold interrupts off) nor inside itself: a flag, which costs the tick
+ * least. A hook's can run inside another's, or inside the tick's (a
+ * sample or hook that turns interrupts off reaches the kernel-call hook
+ * in splhi): a count. */
+static bool in_tick_fanout;
 static int in_fanout;
 static bool rebuild_pending;
 
@@ -73,7 +76,7 @@ static void kcall_fanout(uint32_t what, uint32_t site);
  * flags. Interrupts off. */
 static void rebuild(void)
 {
-	if (in_fanout) {
+	if (in_fanout || in_tick_fanout) {
 		rebuild_pending = true;
 		return;
 	}
@@ -98,10 +101,11 @@ static void rebuild(void)
 	prof_kcall_hook = nkc == 0 ? NULL : nkc == 1 ? kc[0]->kcall : kcall_fanout;
 }
 
-/* the end of a fan-out: the rebuild a callee asked for */
+/* the end of a fan-out: the rebuild a callee asked for, once none is
+ * under way */
 static void fanout_done(void)
 {
-	if (--in_fanout == 0 && rebuild_pending) {
+	if (--in_fanout == 0 && !in_tick_fanout && rebuild_pending) {
 		rebuild_pending = false;
 		rebuild();
 	}
@@ -112,11 +116,15 @@ static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct prof_engine **e = live, **end = live + nlive;
 
-	in_fanout++;
+	in_tick_fanout = true;
 	for (; e < end; e++)
 		if (__builtin_expect(!rebuild_pending, 1) || (*e)->sampling)
 			(*e)->sample(pc, p, flags);
-	fanout_done();
+	in_tick_fanout = false;
+	if (rebuild_pending && !in_fanout) {
+		rebuild_pending = false;
+		rebuild();
+	}
 }
 
 /* The hooks' fan-outs turn interrupts off (a return from a system call

@@ -44,7 +44,8 @@ def routine(r, module, name):
 def mc_errors(m):
     """Clear errors that change nothing: prof off with no session, two data
     types or storages, a bad flag, pause without -P, a second prof on, and a
-    rate that another engine holds (which keeps recording)."""
+    rate that another engine holds (which keeps recording). A session's own
+    rate (-i) is the clock's until prof off puts the old one back."""
     m.wait_prompt()
     m.check(m.run("prof off"), [r"^prof: off: no session is on"])
     m.check(m.run("prof pause"), [r"^prof: pause: no session is on"])
@@ -64,6 +65,11 @@ def mc_errors(m):
     assert r["recorded"] > 0 and r["dropped"] == 0, r["text"]
     m.check(out, [r"^prof: report in /tmp/prof/mc\.1, samples in /tmp/prof/mc\.1\.dump"])
     m.check(m.run("prof off"), [r"^prof: off: no session is on"])
+    # -i sets the rate for the session, and prof off puts the old one back
+    assert m.run("prof on -i 200") == ""
+    m.check(m.run("cat /dev/kpinfo"), [r"^hz 500[0-9]\.\d+$"])
+    report(m.run("spin 5; prof off"))
+    m.check(m.run("cat /dev/kpinfo"), [r"^hz 1000\.\d+$"])
     m.halt()
 
 
