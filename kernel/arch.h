@@ -95,5 +95,10 @@ uint32_t arch_insn_decode(const uint8_t *b, uint32_t n, bool *is_call);
  * page table. */
 int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max);
 int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
+/* the same, saying in *whole whether the chain ended as chains end (a
+ * null frame pointer; for the kernel's, also one into user memory, where
+ * the kernel was entered), not at a bad frame or at max */
+int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole);
+int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole);
 
 #endif

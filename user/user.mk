@@ -9,6 +9,8 @@ USER_PROGS := sh echo cat ls ps kill cksum spin kwork fault sleep mkdir rm \
 USER_PROGS += dosprof dpwork dptest
 # Windows CE's Monte Carlo profiler: prof on, prof off, prof top
 USER_PROGS += prof mcwork manysyms
+# call stacks of known shape, for the stack engine
+USER_PROGS += stackwork
 # Programs also installed without symbols, as /bin/NAME.strip: what a
 # profiler shows for code it cannot name.
 USER_STRIP := mcwork

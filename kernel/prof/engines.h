@@ -14,6 +14,7 @@
 	X(heat)         /* heat.c: /dev/heatctl, /dev/heat */ \
 	X(usample)      /* usample.c: /dev/usample */ \
 	X(mc)           /* mc.c: Monte Carlo, ProfileStart/ProfileStop, /dev/mcprof */ \
+	X(stacks)       /* stacks.c: call stacks, /dev/stackctl, /dev/stacks */ \
 	X(testeng)      /* testeng.c: /dev/proftest, with prof.test */
 
 #define X(name) void name##_init(void);

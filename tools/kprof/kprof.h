@@ -14,6 +14,7 @@
 #include "abi/gmon.h"
 #include "abi/dosprof.h"
 #include "abi/mcprof.h"
+#include "abi/stacks.h"
 #include "abi/version.h"
 
 /* ---- util.c: errors, memory, files ---- */
@@ -92,6 +93,8 @@ struct stack {
 	size_t first;
 	uint32_t n, flags;
 	uint64_t weight;
+	uint32_t prog;                 /* the program's module (the root), for a stack dump */
+	uint32_t ret;                  /* the word at the leaf's stack pointer, or 0 */
 };
 
 /* A call arc: calls from `from` to the function at `self` (gmon's). */

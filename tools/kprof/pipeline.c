@@ -19,11 +19,13 @@
 	X(dosprof) \
 	X(mc) \
 	X(heat) \
-	X(usample)
+	X(usample) \
+	X(stacks)
 
 #define WRITERS(X) \
 	X(text) \
-	X(readprofile)
+	X(readprofile) \
+	X(folded)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;

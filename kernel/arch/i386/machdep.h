@@ -104,6 +104,12 @@ static inline void arch_timer_tick(void)
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
+/* the interrupted stack pointer: a trap from the kernel pushes none, and
+ * the stack went on where the frame ends */
+static inline uint32_t arch_frame_sp(const struct trapframe *tf)
+{
+	return arch_frame_user(tf) ? tf->esp : (uint32_t)&tf->esp;
+}
 /* for tests: the clock's interrupt, raised in software at this point, goes
  * through the same entry and frame as the timer's */
 static inline void arch_raise_clock(void) { __asm__ volatile("int $32" ::: "memory"); }

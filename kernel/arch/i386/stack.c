@@ -10,12 +10,19 @@
 
 extern char _text_start[], _text_end[];
 
-int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
+int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole)
 {
 	int n = 0;
 
+	*whole = false;
 	while (n < max) {
 		uint32_t *frame = (uint32_t *)fp, ret;
+		/* the end: the first kernel frame has a null fp, or the user's
+		 * fp, from where the kernel was entered */
+		if (fp == 0 || fp >= USER_BASE) {
+			*whole = true;
+			break;
+		}
 		/* page 0 is unmapped; the kernel's memory ends at KERN_TOP */
 		if (fp < PGSIZE || fp % 4 || fp > KERN_TOP - 8)
 			break;
@@ -23,11 +30,22 @@ int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
 		if (ret < (uint32_t)_text_start || ret >= (uint32_t)_text_end)
 			break;
 		pcs[n++] = ret;
+		if (frame[0] == 0 || frame[0] >= USER_BASE) {
+			*whole = true;
+			break;
+		}
 		if (frame[0] <= fp)
 			break;
 		fp = frame[0];
 	}
 	return n;
+}
+
+int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
+{
+	bool whole;
+
+	return arch_stack_walk_kernel_end(fp, pcs, max, &whole);
 }
 
 /* one word of user memory through pgdir, or false */
@@ -41,11 +59,14 @@ static bool uword(uint32_t *pgdir, uint32_t va, uint32_t *w)
 	return true;
 }
 
-int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max)
+int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole)
 {
 	int n = 0;
 	uint32_t next, ret;
 
+	/* a null fp at the leaf is no chain at all (only crt0's _start has
+	 * one): the stack is cut */
+	*whole = false;
 	while (n < max) {
 		if (fp < USER_BASE || fp % 4 || fp > USER_TOP - 8)
 			break;
@@ -55,9 +76,20 @@ int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max)
 		if (ret < USER_BASE || ret >= USER_TOP)
 			break;
 		pcs[n++] = ret;
+		if (next == 0) {        /* crt0's outermost frame */
+			*whole = true;
+			break;
+		}
 		if (next <= fp)
 			break;
 		fp = next;
 	}
 	return n;
+}
+
+int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max)
+{
+	bool whole;
+
+	return arch_stack_walk_user_end(pgdir, fp, pcs, max, &whole);
 }

@@ -1,0 +1,113 @@
+# The stack engine (kernel/prof/stacks.c) and the folded writer: stacks of
+# a known call tree, a system call's kernel frames on its user stack,
+# broken user stacks, and a full table's drops, under icount.
+import re
+import struct
+import subprocess
+
+from harness import build_path, test
+
+KPROF = build_path("kprof")
+KERNEL = build_path("kernel.elf")
+STACKWORK = build_path("user", "bin", "stackwork")
+
+
+def folded(dump_path, *extra):
+    r = subprocess.run([KPROF, "--format", "folded", "--elf", STACKWORK] + list(extra) +
+                       [KERNEL, dump_path], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = {}
+    for l in r.stdout.splitlines():
+        stack, n = l.rsplit(" ", 1)
+        lines[stack] = lines.get(stack, 0) + int(n)
+    return lines
+
+
+def run_stacks(m, line, setup=""):
+    """Profiles one command line with the stack engine; the dump's path on the host."""
+    m.run("echo clear > /dev/stackctl")
+    for s in setup.split(";") if setup else []:
+        assert m.run("echo %s > /dev/stackctl" % s.strip()) == "", s
+    m.run("echo start > /dev/stackctl; %s; echo stop > /dev/stackctl" % line, timeout=120)
+    m.run("export /dev/stacks")
+
+
+def dumps(m, tmp):
+    paths = []
+    for i, a in enumerate(m.archives()):
+        p = "%s/stacks%d" % (tmp, i)
+        open(p, "wb").write(a["dev/stacks"])
+        paths.append(p)
+    return paths
+
+
+def totals(path):
+    """(samples, dropped, truncated, sum of the records' counts) from a dump"""
+    b = open(path, "rb").read()
+    size = struct.unpack_from("<I", b, 20)[0]
+    nrecs, depth, samples, dropped, truncated = struct.unpack_from("<5I", b, size)
+    off, total = size + 32, 0
+    for _ in range(nrecs):
+        count, pid, umod, nk, nu = struct.unpack_from("<IIHBB", b, off)
+        total += count
+        off += 24 + 4 * (nk + nu)
+    assert off == len(b)
+    return samples, dropped, truncated, total
+
+
+@test("stacks_call_tree", timeout=180, icount=True)
+def stacks_call_tree(m):
+    """main -> a -> b -> leaf twice as long as main -> c -> leaf: exactly
+    those two stacks (with crt0's _start under main), in that ratio within
+    noise; and a system call's kernel frames sit on its exact user stack."""
+    m.wait_prompt()
+    run_stacks(m, "stackwork tree 40")
+    run_stacks(m, "stackwork sys 30")
+    m.halt()
+    tree, sysc = dumps(m, m.scratch)
+    lines = folded(tree)
+    ab = lines.get("stackwork;_start;main;a;b;leaf", 0)
+    c = lines.get("stackwork;_start;main;c;leaf", 0)
+    assert ab > 30 and c > 15, lines
+    assert abs(ab / c - 2) < 0.35, "a->b->leaf %d, c->leaf %d: not 2:1" % (ab, c)
+    mine = {k: v for k, v in lines.items() if k.startswith("stackwork;")}
+    paths = ("stackwork;_start;main;a;b;leaf", "stackwork;_start;main;c;leaf")
+    for k in mine:
+        assert any(p.startswith(k) or k.startswith(p) for p in paths) or "_[k]" in k, \
+            "not a path of the call tree: %s" % k
+    lines = folded(sysc)
+    kern = [k for k in lines if k.startswith("stackwork;_start;main;s1;s2;kwork;")]
+    assert kern and all(k.endswith("sys_kwork_[k];kwork_loop_[k]") for k in kern
+                        if "kwork_loop" in k), lines
+    assert sum(lines[k] for k in kern if k.endswith("kwork_loop_[k]")) > 20, lines
+
+
+@test("stacks_broken_user_stacks", timeout=180, icount=True)
+def stacks_broken_user_stacks(m):
+    """A frame pointer that is null, points at itself, into the kernel, at
+    an unmapped page, or is misaligned: the kernel never faults, every
+    such sample is kept and its stack is marked truncated."""
+    m.wait_prompt()
+    for how in ("null", "self", "kernel", "unmapped", "odd"):
+        run_stacks(m, "stackwork broken " + how)
+    m.halt()
+    for how, path in zip(("null", "self", "kernel", "unmapped", "odd"), dumps(m, m.scratch)):
+        lines = folded(path)
+        mine = {k: v for k, v in lines.items() if k.startswith("stackwork;") and k.endswith(";broken")}
+        assert sum(mine.values()) > 20, "%s: %s" % (how, lines)
+        assert all(";[truncated];" in k for k in mine), "%s: %s" % (how, mine)
+        samples, dropped, truncated, total = totals(path)
+        assert truncated >= sum(mine.values()) and total + dropped == samples, (how, samples, dropped, total)
+
+
+@test("stacks_table_full", timeout=180, icount=True)
+def stacks_table_full(m):
+    """A 4 KiB table holds few stacks: the rest of the new ones are dropped
+    and counted exactly (the records' counts plus the drops are every
+    tick), and the stacks already in it go on counting."""
+    m.wait_prompt()
+    run_stacks(m, "manysyms 400000", setup="table 4; depth 8")
+    m.halt()
+    (path,) = dumps(m, m.scratch)
+    samples, dropped, truncated, total = totals(path)
+    assert dropped > 0 and total > 0 and total + dropped == samples, (samples, dropped, total)

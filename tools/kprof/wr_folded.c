@@ -1,0 +1,114 @@
+/* wr_folded.c: --format folded, the stacks as Brendan Gregg's folded
+ * lines, as stackcollapse-perf.pl writes them, which flamegraph.pl,
+ * inferno, speedscope and the Firefox Profiler read: one line per
+ * distinct stack, the program's name as the root frame, then the frames
+ * from the outermost caller to the leaf, ';' between them, kernel frames
+ * suffixed "_[k]", and the samples after a space. A frame below the leaf
+ * is a return address: it is named by its call, the byte before it. A
+ * stack the walk could not finish starts with "[truncated]" after the
+ * root. A set of flat counts is a set of one-frame stacks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kprof.h"
+
+struct line {
+	char *text;
+	uint64_t count;
+};
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* a frame's name: its symbol, or [unknown] */
+static const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	const struct kelf *ke;
+	const struct krange *r;
+
+	if (f->mod >= sy->nof || sy->of[f->mod] < 0)
+		return "[unknown]";
+	ke = &sy->elfs[sy->of[f->mod]];
+	r = kelf_range(ke, leaf ? f->addr : f->addr - 1, NULL);
+	return r ? ke->syms[r->sym].name : "[unknown]";
+}
+
+static void append(char **s, size_t *len, size_t *cap, const char *part)
+{
+	size_t n = strlen(part);
+
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*s = realloc(*s, *cap);
+		if (!*s) {
+			fprintf(stderr, "kprof: out of memory\n");
+			exit(2);
+		}
+	}
+	if (*len)
+		(*s)[(*len)++] = ';';
+	memcpy(*s + *len, part, n);
+	*len += n;
+	(*s)[*len] = '\0';
+}
+
+static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+			const struct sampleset *ss, const struct profile *p)
+{
+	size_t n = sampleset_nstacks(ss), nl = 0;
+	struct line *lines = kp_calloc(n ? n : 1, sizeof *lines);
+
+	(void)wo, (void)p;
+	for (size_t i = 0; i < n; i++) {
+		struct frame one;
+		uint32_t nfr;
+		uint64_t w;
+		const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
+		const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+		char *s = NULL, name[512];
+		size_t len = 0, cap = 0;
+		const struct module *root = NULL;
+
+		if (!w)
+			continue;
+		if (st && (st->flags & STK_IDLE)) {
+			append(&s, &len, &cap, "idle");
+		} else {
+			if (st && st->prog < ss->nmods && st->prog && ss->mods[st->prog].path)
+				root = &ss->mods[st->prog];
+			else if (!st && nfr && ss->mods[f[0].mod].path)
+				root = &ss->mods[f[0].mod];
+			append(&s, &len, &cap, root ? base(root->path) : "[unknown]");
+			if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
+				append(&s, &len, &cap, "[truncated]");
+			for (uint32_t k = nfr; k-- > 0;) {
+				const char *fn = frame_name(sy, &f[k], k == 0);
+				snprintf(name, sizeof name, "%s%s", fn, f[k].mod == 0 && ss->stacks ? "_[k]" : "");
+				append(&s, &len, &cap, name);
+			}
+		}
+		lines[nl++] = (struct line){ s, w };
+	}
+	qsort(lines, nl, sizeof *lines, by_text);
+	for (size_t i = 0; i < nl; i++) {
+		uint64_t c = lines[i].count;
+		while (i + 1 < nl && !strcmp(lines[i].text, lines[i + 1].text))
+			c += lines[++i].count;
+		fprintf(out, "%s %ju\n", lines[i].text, (uintmax_t)c);
+	}
+	for (size_t i = 0; i < nl; i++)
+		free(lines[i].text);
+	free(lines);
+	return 0;
+}
+
+const struct writer writer_folded = { "folded", 0, folded_write };

@@ -1,0 +1,109 @@
+/* stackwork: call trees of known shape, for the stack engine.
+ *
+ *   stackwork tree N     main -> a -> b -> leaf, and main -> c -> leaf,
+ *                        the first twice as long as the second, N rounds
+ *   stackwork sys N      main -> s1 -> s2 -> the kwork system call, N times
+ *   stackwork broken HOW a loop with its frame pointer broken: null,
+ *                        self (a cycle), kernel (into kernel memory),
+ *                        unmapped (a user page that is not there), odd
+ *                        (misaligned)
+ *   stackwork tiny N     most time in tiny leaf functions, so that ticks
+ *                        land in prologues and epilogues: main -> t1 ->
+ *                        tiny, main -> t2 -> tiny
+ * Every routine is its own (noipa), so the stacks are the source's. */
+#include "ulib.h"
+#include "stdio.h"
+#include "stdlib.h"
+#include "string.h"
+
+static volatile unsigned sink;
+
+__attribute__((noipa)) static void leaf(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sink += i;
+}
+
+__attribute__((noipa)) static void b(unsigned n) { leaf(n); sink++; }
+__attribute__((noipa)) static void a(unsigned n) { b(n); sink++; }
+__attribute__((noipa)) static void c(unsigned n) { leaf(n); sink++; }
+
+__attribute__((noipa)) static void s2(unsigned n) { kwork(KWORK_LOOP, n); sink++; }
+__attribute__((noipa)) static void s1(unsigned n) { s2(n); sink++; }
+
+__attribute__((noipa)) static unsigned tiny(unsigned x) { return x * 3 + 1; }
+__attribute__((noipa)) static void t1(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sink += tiny(i);
+}
+__attribute__((noipa)) static void t2(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sink += tiny(i) + 1;
+}
+
+/* spins n rounds with ebp set to fp, then puts ebp back */
+__attribute__((noipa)) static void broken(unsigned fp, unsigned n)
+{
+	__asm__ volatile("push %%ebp\n\t"
+			 "mov %0, %%ebp\n"
+			 "1:\tdec %1\n\t"
+			 "jnz 1b\n\t"
+			 "pop %%ebp"
+			 : : "r"(fp), "r"(n) : "memory", "cc");
+}
+
+static void usage(void)
+{
+	fprintf(2, "usage: stackwork tree|sys|tiny N | stackwork broken null|self|kernel|unmapped|odd\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n;
+
+	if (argc != 3)
+		usage();
+	if (!strcmp(argv[1], "broken")) {
+		static unsigned self[2];
+		unsigned fp;
+		self[0] = (unsigned)self;       /* a frame whose caller is itself */
+		self[1] = USER_BASE + 0x20;
+		if (!strcmp(argv[2], "null"))
+			fp = 0;
+		else if (!strcmp(argv[2], "self"))
+			fp = (unsigned)self;
+		else if (!strcmp(argv[2], "kernel"))
+			fp = 0x00200000;
+		else if (!strcmp(argv[2], "unmapped"))
+			fp = USER_TOP - 0x800000;
+		else if (!strcmp(argv[2], "odd"))
+			fp = (unsigned)self + 2;
+		else
+			usage();
+		broken(fp, 30000000);
+		printf("stackwork: broken %s done\n", argv[2]);
+		return 0;
+	}
+	if (parse_uint(argv[2], &n) < 0)
+		usage();
+	if (!strcmp(argv[1], "tree"))
+		for (unsigned i = 0; i < n; i++) {
+			a(200000);
+			c(100000);
+		}
+	else if (!strcmp(argv[1], "sys"))
+		for (unsigned i = 0; i < n; i++)
+			s1(100000);
+	else if (!strcmp(argv[1], "tiny"))
+		for (unsigned i = 0; i < n; i++) {
+			t1(20000);
+			t2(10000);
+		}
+	else
+		usage();
+	printf("stackwork: %s done\n", argv[1]);
+	return 0;
+}
