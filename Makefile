@@ -31,7 +31,7 @@ XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 
 
-.PHONY: all run profile demo test bench clean help
+.PHONY: all run profile flamegraph demo test bench clean help
 all: $(BUILD)/kernel.elf $(BUILD)/os.iso kprof-all
 
 include kernel/kernel.mk
@@ -83,6 +83,14 @@ profile: all
 		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 
+# make flamegraph CMD='stackwork tree 40': the stack engine around one
+# command line; the folded stacks and the SVG flame graph in build/flame/
+flamegraph: all
+	@test -n "$$KPROF_CMD" || { echo "usage: make flamegraph CMD='stackwork tree 40' [ARGS='hz=10000']"; exit 2; }
+	@$(PYTHON) tests/qemu/profile.py --engine stacks --out $(BUILD)/flame --cmdline '$(ARGS)' \
+		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+flamegraph: export KPROF_CMD = $(CMD)
+
 demo: all
 	$(PYTHON) tests/qemu/demo.py
 
@@ -111,6 +119,8 @@ help:
 	@echo "              exported files are unpacked under build/run/ at the end"
 	@echo "make profile  CMD='kwork loop 1000000 50': profile one command line and print the report"
 	@echo "              (ENGINE=devkprof, ARGS=..., OUT=build/profile, KPROFFLAGS='--lines')"
+	@echo "make flamegraph CMD='stackwork tree 40': call stacks of one command line, folded"
+	@echo "              and as an SVG flame graph in build/flame/"
 	@echo "make demo     profile the bundled workloads and print the reports"
 	@echo "make test     host unit tests and the QEMU serial-console suite"
 	@echo "make bench    benchmarks: instruction counts under icount, host tool wall-clock"

@@ -60,7 +60,37 @@ class Devkprof:
         return [[KPROF] + kprof_args + [KERNEL, kpdata]]
 
 
-ENGINES = {e.name: e for e in (Devkprof(),)}
+class Stacks:
+    """the stack engine: every tick's call stack, kernel and user, around
+    the command line; the dump (/dev/stacks) exported. The report is the
+    flat one of the leaves, and beside the dump the folded stacks
+    (flame.folded) and the flame graph (flame.svg)."""
+    name = "stacks"
+    files = ["dev/stacks"]
+
+    def script(self, line):
+        return ["echo start > /dev/stackctl; %s; echo stop > /dev/stackctl" % line,
+                "export /dev/stacks"]
+
+    def elfs(self):
+        """every program's ELF, so that each module finds its own by build-id"""
+        d = os.path.join(TOP, "build", "user", "bin")
+        return [a for f in sorted(os.listdir(d)) if not f.endswith(".strip")
+                for a in ("--elf", os.path.join(d, f))]
+
+    def reports(self, out, kprof_args):
+        dump = os.path.join(out, "dev", "stacks")
+        for fmt, name in (("folded", "flame.folded"), ("flamegraph", "flame.svg")):
+            with open(os.path.join(out, name), "w") as f:
+                subprocess.run([KPROF, "--format", fmt] + self.elfs() + [KERNEL, dump], stdout=f,
+                               cwd=TOP, check=False)
+        print("profile: the folded stacks are in %s, the flame graph in %s"
+              % (rel(os.path.join(out, "flame.folded")), rel(os.path.join(out, "flame.svg"))))
+        return [["head", "-n", "20", os.path.join(out, "flame.folded")],
+                [KPROF] + kprof_args + ["--top", "15"] + self.elfs() + [KERNEL, dump]]
+
+
+ENGINES = {e.name: e for e in (Devkprof(), Stacks())}
 
 
 def rel(path):
@@ -108,7 +138,7 @@ def main():
         print("profile: %s" % e, file=sys.stderr)
         return 1
     # the profiled line's output: from its echo to the next prompt
-    m = re.search(r"^\$ (kpr .*)\n((?:.*\n)*?)\$ ", console, re.M)
+    m = re.search(r"^\$ (kpr .*|echo start > /dev/stackctl; .*)\n((?:.*\n)*?)\$ ", console, re.M)
     if m:
         print("$ %s\n%s" % (m.group(1), m.group(2)), end="")
     print("profile: the dump is in %s/ (%s), the console in %s"

@@ -23,6 +23,36 @@ def folded(dump_path, *extra):
     return lines
 
 
+def check_flamegraph(dump_path, hot):
+    """kprof's SVG: well-formed, every box as wide as its samples (one
+    scale for all), the title's total that of the root, kernel frames in
+    orange, and the hot function's box the widest at its depth."""
+    import xml.dom.minidom
+    r = subprocess.run([KPROF, "--format", "flamegraph", "--elf", STACKWORK, KERNEL, dump_path],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    d = xml.dom.minidom.parseString(r.stdout)
+    total = int(re.search(r"Flame graph: (\d+) samples", r.stdout).group(1))
+    boxes = []
+    for g in d.getElementsByTagName("g"):
+        title = g.getElementsByTagName("title")[0].firstChild.data
+        rect = g.getElementsByTagName("rect")[0]
+        name, n = re.match(r"^(.*) \((\d+) samples, [\d.]+%\)$", title).groups()
+        boxes.append((name, int(n), float(rect.getAttribute("width")), float(rect.getAttribute("y")),
+                      rect.getAttribute("fill")))
+    root = [b for b in boxes if b[0] == "all"]
+    assert root and root[0][1] == total, (root, total)
+    scale = root[0][2] / total
+    for name, n, w, y, fill in boxes:
+        assert abs(w - n * scale) < 0.01, (name, n, w, scale)
+        if name.endswith("_[k]"):
+            assert int(re.match(r"rgb\((\d+),", fill).group(1)) >= 230, (name, fill)
+    hot_y = [b for b in boxes if b[0] == hot]
+    assert hot_y, boxes
+    at_depth = [b for b in boxes if b[3] == max(hot_y, key=lambda b: b[2])[3]]
+    assert max(at_depth, key=lambda b: b[2])[0] == hot, at_depth
+
+
 def run_stacks(m, line, setup=""):
     """Profiles one command line with the stack engine; the dump's path on the host."""
     m.run("echo clear > /dev/stackctl")
@@ -59,7 +89,8 @@ def totals(path):
 def stacks_call_tree(m):
     """main -> a -> b -> leaf twice as long as main -> c -> leaf: exactly
     those two stacks (with crt0's _start under main), in that ratio within
-    noise; and a system call's kernel frames sit on its exact user stack."""
+    noise, and drawn so in kprof's flame graph; and a system call's kernel
+    frames sit on its exact user stack."""
     m.wait_prompt()
     run_stacks(m, "stackwork tree 40")
     run_stacks(m, "stackwork sys 30")
@@ -75,6 +106,7 @@ def stacks_call_tree(m):
     for k in mine:
         assert any(p.startswith(k) or k.startswith(p) for p in paths) or "_[k]" in k, \
             "not a path of the call tree: %s" % k
+    check_flamegraph(tree, "leaf")
     lines = folded(sysc)
     kern = [k for k in lines if k.startswith("stackwork;_start;main;s1;s2;kwork;")]
     assert kern and all(k.endswith("sys_kwork_[k];kwork_loop_[k]") for k in kern

@@ -343,6 +343,15 @@ struct writer {
 };
 
 extern const struct writer *const writers[];     /* NULL-terminated */
+
+/* wr_folded.c: the stacks as folded lines ("root;...;leaf", kernel frames
+ * "_[k]"), sorted and merged; for the folded and flame graph writers */
+struct fline {
+	char *text;
+	uint64_t count;
+};
+struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
+void folded_free(struct fline *lines, size_t n);
 const struct writer *writer_named(const char *name);
 
 /* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */

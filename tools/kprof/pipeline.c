@@ -25,7 +25,8 @@
 #define WRITERS(X) \
 	X(text) \
 	X(readprofile) \
-	X(folded)
+	X(folded) \
+	X(flamegraph)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;

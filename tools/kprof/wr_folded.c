@@ -12,10 +12,7 @@
 
 #include "kprof.h"
 
-struct line {
-	char *text;
-	uint64_t count;
-};
+#define line fline             /* kprof.h's */
 
 static int by_text(const void *a, const void *b)
 {
@@ -61,13 +58,14 @@ static void append(char **s, size_t *len, size_t *cap, const char *part)
 	(*s)[*len] = '\0';
 }
 
-static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
-			const struct sampleset *ss, const struct profile *p)
+/* The set's stacks as folded lines, sorted and merged: *nlines of them,
+ * each "root;...;leaf" and its count. The caller frees each text and the
+ * array (folded_free). */
+struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines)
 {
-	size_t n = sampleset_nstacks(ss), nl = 0;
+	size_t n = sampleset_nstacks(ss), nl = 0, out = 0;
 	struct line *lines = kp_calloc(n ? n : 1, sizeof *lines);
 
-	(void)wo, (void)p;
 	for (size_t i = 0; i < n; i++) {
 		struct frame one;
 		uint32_t nfr;
@@ -100,14 +98,34 @@ static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy
 	}
 	qsort(lines, nl, sizeof *lines, by_text);
 	for (size_t i = 0; i < nl; i++) {
-		uint64_t c = lines[i].count;
-		while (i + 1 < nl && !strcmp(lines[i].text, lines[i + 1].text))
-			c += lines[++i].count;
-		fprintf(out, "%s %ju\n", lines[i].text, (uintmax_t)c);
+		if (out && !strcmp(lines[out - 1].text, lines[i].text)) {
+			lines[out - 1].count += lines[i].count;
+			free(lines[i].text);
+		} else {
+			lines[out++] = lines[i];
+		}
 	}
-	for (size_t i = 0; i < nl; i++)
+	*nlines = out;
+	return (struct fline *)lines;
+}
+
+void folded_free(struct fline *lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
 		free(lines[i].text);
 	free(lines);
+}
+
+static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+			const struct sampleset *ss, const struct profile *p)
+{
+	size_t n;
+	struct fline *lines = folded_lines(sy, ss, &n);
+
+	(void)wo, (void)p;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %ju\n", lines[i].text, (uintmax_t)lines[i].count);
+	folded_free(lines, n);
 	return 0;
 }
 
