@@ -2,7 +2,30 @@
 # Checks for the tools the build needs and installs the missing Debian
 # packages when run as root; otherwise prints the exact apt-get line.
 # Never installs gcc-multilib: it removes gcc-i686-linux-gnu.
+#
+# tools/deps.sh speedscope: what the export tests check against, the
+# speedscope JSON schema of npm's speedscope package, installed under
+# build/npm (npm and Debian's python3-jsonschema from apt when missing);
+# prints the schema's path.
 set -u
+
+if [ "${1-}" = speedscope ]; then
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	schema=$top/build/npm/node_modules/speedscope/dist/release/file-format-schema.json
+	if [ ! -f "$schema" ]; then
+		pkgs=()
+		command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+		python3 -c 'import jsonschema' 2>/dev/null || pkgs+=(python3-jsonschema)
+		if [ ${#pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null 2>&1
+		fi
+		mkdir -p "$top/build/npm"
+		(cd "$top/build/npm" && npm install --no-audit --no-fund --silent speedscope@1 >/dev/null 2>&1) ||
+			{ echo "deps: npm install speedscope failed" >&2; exit 1; }
+	fi
+	echo "$schema"
+	exit 0
+fi
 
 # tool-or-file  package
 need=(

@@ -53,6 +53,30 @@ def check_flamegraph(dump_path, hot):
     assert max(at_depth, key=lambda b: b[2])[0] == hot, at_depth
 
 
+def check_speedscope(dump_path):
+    """kprof's speedscope JSON is valid under the schema npm's speedscope
+    ships, a sampled profile per process, whose weights are the samples"""
+    import json
+    import os
+    import jsonschema
+    schema = subprocess.run([os.path.join(os.path.dirname(KPROF), "..", "tools", "deps.sh"),
+                             "speedscope"], capture_output=True, text=True).stdout.strip()
+    assert schema and os.path.exists(schema), "no speedscope schema: tools/deps.sh speedscope"
+    r = subprocess.run([KPROF, "--format", "speedscope", "--elf", STACKWORK, KERNEL, dump_path],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, json.load(open(schema)))
+    frames = [f["name"] for f in doc["shared"]["frames"]]
+    prof = [p for p in doc["profiles"] if p["type"] == "sampled"]
+    assert prof and all(p["unit"] == "none" for p in prof), doc["profiles"]
+    leafb = sum(w for p in prof for s, w in zip(p["samples"], p["weights"])
+                if [frames[i] for i in s][-3:] == ["a", "b", "leaf"])
+    leafc = sum(w for p in prof for s, w in zip(p["samples"], p["weights"])
+                if [frames[i] for i in s][-2:] == ["c", "leaf"])
+    return leafb, leafc
+
+
 def run_stacks(m, line, setup=""):
     """Profiles one command line with the stack engine; the dump's path on the host."""
     m.run("echo clear > /dev/stackctl")
@@ -107,6 +131,7 @@ def stacks_call_tree(m):
         assert any(p.startswith(k) or k.startswith(p) for p in paths) or "_[k]" in k, \
             "not a path of the call tree: %s" % k
     check_flamegraph(tree, "leaf")
+    assert check_speedscope(tree) == (ab, c)
     lines = folded(sysc)
     kern = [k for k in lines if k.startswith("stackwork;_start;main;s1;s2;kwork;")]
     assert kern and all(k.endswith("sys_kwork_[k];kwork_loop_[k]") for k in kern

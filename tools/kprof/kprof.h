@@ -94,6 +94,7 @@ struct stack {
 	uint32_t n, flags;
 	uint64_t weight;
 	uint32_t prog;                 /* the program's module (the root), for a stack dump */
+	uint32_t pid;                  /* the process, for a stack dump; 0: idle or unknown */
 	uint32_t ret;                  /* the word at the leaf's stack pointer, or 0 */
 };
 
@@ -352,6 +353,11 @@ struct fline {
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
 void folded_free(struct fline *lines, size_t n);
+/* a frame's name: its symbol (a frame below the leaf by its call, the
+ * byte before its return address), or [unknown] */
+const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf);
+/* a stack's root: its program's name, "idle", or [unknown] */
+const char *stack_root(const struct sampleset *ss, size_t i);
 const struct writer *writer_named(const char *name);
 
 /* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */

@@ -26,7 +26,8 @@
 	X(text) \
 	X(readprofile) \
 	X(folded) \
-	X(flamegraph)
+	X(flamegraph) \
+	X(speedscope)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;

@@ -26,8 +26,7 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* a frame's name: its symbol, or [unknown] */
-static const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf)
+const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf)
 {
 	const struct kelf *ke;
 	const struct krange *r;
@@ -74,18 +73,11 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 		const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
 		char *s = NULL, name[512];
 		size_t len = 0, cap = 0;
-		const struct module *root = NULL;
 
 		if (!w)
 			continue;
-		if (st && (st->flags & STK_IDLE)) {
-			append(&s, &len, &cap, "idle");
-		} else {
-			if (st && st->prog < ss->nmods && st->prog && ss->mods[st->prog].path)
-				root = &ss->mods[st->prog];
-			else if (!st && nfr && ss->mods[f[0].mod].path)
-				root = &ss->mods[f[0].mod];
-			append(&s, &len, &cap, root ? base(root->path) : "[unknown]");
+		append(&s, &len, &cap, stack_root(ss, i));
+		if (!st || !(st->flags & STK_IDLE)) {
 			if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
 				append(&s, &len, &cap, "[truncated]");
 			for (uint32_t k = nfr; k-- > 0;) {
@@ -114,6 +106,20 @@ void folded_free(struct fline *lines, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(lines[i].text);
 	free(lines);
+}
+
+const char *stack_root(const struct sampleset *ss, size_t i)
+{
+	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+	const struct module *root = NULL;
+
+	if (st && (st->flags & STK_IDLE))
+		return "idle";
+	if (st && st->prog && st->prog < ss->nmods && ss->mods[st->prog].path)
+		root = &ss->mods[st->prog];
+	else if (!st && ss->mods[ss->flat[i].mod].path)
+		root = &ss->mods[ss->flat[i].mod];
+	return root ? base(root->path) : "[unknown]";
 }
 
 static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,

@@ -1,0 +1,180 @@
+/* wr_speedscope.c: --format speedscope, the stacks as speedscope's JSON
+ * file format (its file-format-schema.json): one "sampled" profile per
+ * process, unit "none", each sample a stack of indices into the shared
+ * frame table from the root (the outermost caller) to the leaf, with its
+ * weight in samples. Kernel frames are named "name [k]". speedscope and
+ * the Firefox Profiler open it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kprof.h"
+
+struct names {                  /* the shared frames, each name once */
+	char **v;
+	size_t n, cap;
+	size_t *hash;           /* open addressing: index + 1, 0 free */
+	size_t nhash;
+};
+
+static size_t fnv(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static size_t name_index(struct names *t, const char *name)
+{
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nhash) {        /* grow: rehash every name */
+		free(t->hash);
+		t->nhash = t->nhash ? 2 * t->nhash : 256;
+		t->hash = kp_calloc(t->nhash, sizeof *t->hash);
+		for (size_t i = 0; i < t->n; i++) {
+			for (h = fnv(t->v[i]) % t->nhash; t->hash[h]; h = (h + 1) % t->nhash)
+				;
+			t->hash[h] = i + 1;
+		}
+	}
+	for (h = fnv(name) % t->nhash; t->hash[h]; h = (h + 1) % t->nhash)
+		if (!strcmp(t->v[t->hash[h] - 1], name))
+			return t->hash[h] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
+	}
+	t->v[t->n] = kp_strdup(name);
+	t->hash[h] = t->n + 1;
+	return t->n++;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* stack i's frame indices, root first, into idx; how many */
+static size_t stack_indices(struct names *t, const struct symbolizer *sy,
+			    const struct sampleset *ss, size_t i, size_t *idx, uint64_t *w)
+{
+	struct frame one;
+	uint32_t nfr;
+	const struct frame *f = sampleset_stack(ss, i, &one, &nfr, w);
+	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+	char name[512];
+	size_t n = 0;
+
+	idx[n++] = name_index(t, stack_root(ss, i));
+	if (st && (st->flags & STK_IDLE))
+		return n;
+	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
+		idx[n++] = name_index(t, "[truncated]");
+	for (uint32_t k = nfr; k-- > 0;) {
+		snprintf(name, sizeof name, "%s%s", frame_name(sy, &f[k], k == 0),
+			 f[k].mod == 0 && ss->stacks ? " [k]" : "");
+		idx[n++] = name_index(t, name);
+	}
+	return n;
+}
+
+static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+			    const struct sampleset *ss, const struct profile *p)
+{
+	size_t n = sampleset_nstacks(ss), idx[STK_DEPTH_MAX + 3], nprof = 0;
+	struct names t = { 0 };
+	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
+	size_t npids = 0;
+
+	(void)wo, (void)p;
+	/* the processes, in the order they first appear */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pid = ss->stacks ? ss->stacks[i].pid : 0;
+		size_t k;
+		for (k = 0; k < npids && pids[k] != pid; k++)
+			;
+		if (k == npids)
+			pids[npids++] = pid;
+	}
+	/* the frame table first, so the profiles can follow it */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w;
+		stack_indices(&t, sy, ss, i, idx, &w);
+	}
+	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+		"\"exporter\":\"kprof %s\",\"name\":\"kprof %s\",\"activeProfileIndex\":0,\n"
+		"\"shared\":{\"frames\":[", KPROF_VERSION, ss->format);
+	for (size_t i = 0; i < t.n; i++) {
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_string(out, t.v[i]);
+		fputc('}', out);
+	}
+	fprintf(out, "]},\n\"profiles\":[");
+	for (size_t k = 0; k < npids; k++) {
+		uint64_t total = 0;
+		int first = 1;
+		char pname[64];
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t w;
+			if ((ss->stacks ? ss->stacks[i].pid : 0) != pids[k])
+				continue;
+			sampleset_stack(ss, i, &(struct frame){ 0 }, &(uint32_t){ 0 }, &w);
+			total += w;
+		}
+		if (!total)
+			continue;
+		snprintf(pname, sizeof pname, pids[k] ? "pid %u" : "idle and unknown", pids[k]);
+		fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", nprof++ ? "," : "");
+		json_string(out, pname);
+		fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%ju,\"samples\":[",
+			(uintmax_t)total);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t w;
+			size_t m;
+			if ((ss->stacks ? ss->stacks[i].pid : 0) != pids[k])
+				continue;
+			m = stack_indices(&t, sy, ss, i, idx, &w);
+			if (!w)
+				continue;
+			fprintf(out, "%s[", first ? "" : ",");
+			for (size_t j = 0; j < m; j++)
+				fprintf(out, "%s%zu", j ? "," : "", idx[j]);
+			fputc(']', out);
+			first = 0;
+		}
+		fprintf(out, "],\"weights\":[");
+		first = 1;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t w;
+			if ((ss->stacks ? ss->stacks[i].pid : 0) != pids[k])
+				continue;
+			sampleset_stack(ss, i, &(struct frame){ 0 }, &(uint32_t){ 0 }, &w);
+			if (!w)
+				continue;
+			fprintf(out, "%s%ju", first ? "" : ",", (uintmax_t)w);
+			first = 0;
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n]}\n");
+	for (size_t i = 0; i < t.n; i++)
+		free(t.v[i]);
+	free(t.v);
+	free(t.hash);
+	free(pids);
+	return ferror(out) ? -1 : 0;
+}
+
+const struct writer writer_speedscope = { "speedscope", 0, speedscope_write };
