@@ -6,8 +6,17 @@
 # tools/deps.sh speedscope: what the export tests check against, the
 # speedscope JSON schema of npm's speedscope package, installed under
 # build/npm (npm and Debian's python3-jsonschema from apt when missing);
-# prints the schema's path.
+# prints the schema's path. tools/deps.sh go: Debian's golang-go, whose
+# `go tool pprof` reads the pprof export; prints go's path.
 set -u
+
+if [ "${1-}" = go ]; then
+	if ! command -v go >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null 2>&1
+	fi
+	command -v go || { echo "deps: no go: apt-get install golang-go" >&2; exit 1; }
+	exit 0
+fi
 
 if [ "${1-}" = speedscope ]; then
 	top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +54,9 @@ need=(
 	"/usr/include/elfutils/libdw.h libdw-dev"
 	"/usr/include/cmocka.h    libcmocka-dev"
 	"/usr/include/capstone/capstone.h libcapstone-dev"
+	"/usr/include/protobuf-c/protobuf-c.h libprotobuf-c-dev"
+	"protoc-c                 protobuf-c-compiler"
+	"/usr/include/zlib.h      zlib1g-dev"
 	"gprof                    binutils"
 	"/usr/sbin/readprofile    util-linux"
 	"addr2line                binutils"

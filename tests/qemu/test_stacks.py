@@ -77,6 +77,36 @@ def check_speedscope(dump_path):
     return leafb, leafc
 
 
+def pprof_top(dump_path, *base):
+    """`go tool pprof -top` of kprof's pprof export, in samples: {function: flat}"""
+    import os
+    import tempfile
+    go = subprocess.run([os.path.join(os.path.dirname(KPROF), "..", "tools", "deps.sh"), "go"],
+                        capture_output=True, text=True).stdout.strip()
+    assert go, "no go: tools/deps.sh go"
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for i, p in enumerate((dump_path,) + base):
+            f = os.path.join(d, "p%d.pb.gz" % i)
+            with open(f, "wb") as out:
+                r = subprocess.run([KPROF, "--format", "pprof", "--elf", STACKWORK, KERNEL, p],
+                                   stdout=out, stderr=subprocess.PIPE, timeout=60)
+            assert r.returncode == 0, r.stderr
+            files.append(f)
+        args = [go, "tool", "pprof", "-top", "-sample_index=samples"]
+        if base:
+            args += ["-diff_base", files[1]]
+        r = subprocess.run(args + [files[0]], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, HOME=d))
+        assert r.returncode == 0, r.stderr
+        traces = subprocess.run([go, "tool", "pprof", "-traces", files[0]], capture_output=True,
+                                text=True, timeout=300, env=dict(os.environ, HOME=d)).stdout
+    flat = {name: int(n) for n, name in
+            re.findall(r"^\s*(-?\d+)\s+[-\d.]+%\s+[-\d.]+%\s+-?\d+\s+[-\d.]+%\s+(\S+)$", r.stdout, re.M)}
+    total = re.search(r"of (-?\d+) total", r.stdout)
+    return flat, int(total.group(1)) if total else None, traces
+
+
 def run_stacks(m, line, setup=""):
     """Profiles one command line with the stack engine; the dump's path on the host."""
     m.run("echo clear > /dev/stackctl")
@@ -132,6 +162,11 @@ def stacks_call_tree(m):
             "not a path of the call tree: %s" % k
     check_flamegraph(tree, "leaf")
     assert check_speedscope(tree) == (ab, c)
+    flat, total, traces = pprof_top(tree)
+    assert flat.get("leaf") == ab + c and total == sum(lines.values()), (flat, total)
+    assert re.search(r"^\s+\S+\s+leaf\n\s+b\n\s+a\n\s+main\n\s+_start$", traces, re.M), traces
+    flat, _, _ = pprof_top(tree, tree)           # a profile against itself: no change
+    assert not any(flat.values()), flat
     lines = folded(sysc)
     kern = [k for k in lines if k.startswith("stackwork;_start;main;s1;s2;kwork;")]
     assert kern and all(k.endswith("sys_kwork_[k];kwork_loop_[k]") for k in kern

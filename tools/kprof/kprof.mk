@@ -24,12 +24,16 @@ KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs tes
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)
-KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone) -lm
-KPROF_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -MD -MP -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
+KPROF_LIBS   := $(shell pkg-config --libs $(KPROF_PKGS) 2>/dev/null || echo -ldw -lelf -lcapstone) \
+	-lprotobuf-c -lz -lm
+# pprof's profile.proto, encoded by protobuf-c: protoc-c writes the C
+KPROF_GEN    := $(KPROF_OBJ)/gen
+KPROF_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -MD -MP -Iinclude -I$(KPROF_SRC) -I$(KPROF_GEN) \
+	$(KPROF_PKGCF)
 KPROF_SAN    := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE))
-KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE))
+KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE)) $(KPROF_OBJ)/pb.o
+KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE)) $(KPROF_OBJ)/asan/pb.o
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
 KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested)
@@ -41,13 +45,29 @@ kprof-unit: $(BUILD)/kprof-unit $(BUILD)/kprof-asan $(KPROF_FIXTURES)
 # Run the tools/deps.sh check first when the top-level Makefile has one.
 KPROF_ORDER := $(DEPS_OK)
 
-$(KPROF_OBJS): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+$(KPROF_GEN)/profile.pb-c.c $(KPROF_GEN)/profile.pb-c.h: $(KPROF_SRC)/profile.proto | $(KPROF_ORDER)
+	@mkdir -p $(KPROF_GEN)
+	protoc-c --c_out=$(KPROF_GEN) --proto_path=$(KPROF_SRC) profile.proto
+
+$(filter-out %/pb.o,$(KPROF_OBJS)): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
 
-$(KPROF_ASAN_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+$(filter-out %/pb.o,$(KPROF_ASAN_OBJS)): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
+
+# the generated encoder, and what includes its header
+$(KPROF_OBJ)/pb.o: $(KPROF_GEN)/profile.pb-c.c
+	$(HOSTCC) -O2 -g -I$(KPROF_GEN) -c $< -o $@
+$(KPROF_OBJ)/asan/pb.o: $(KPROF_GEN)/profile.pb-c.c
+	@mkdir -p $(@D)
+	$(HOSTCC) -g -I$(KPROF_GEN) $(KPROF_SAN) -c $< -o $@
+$(KPROF_OBJ)/fuzz/pb.o: $(KPROF_GEN)/profile.pb-c.c
+	@mkdir -p $(@D)
+	$(FUZZCC) -O1 -g -I$(KPROF_GEN) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
+$(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.o: \
+	$(KPROF_GEN)/profile.pb-c.h
 
 # the tests read tests/fixture.c for its line markers
 $(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
@@ -57,7 +77,7 @@ $(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 $(BUILD)/kprof: $(KPROF_OBJS)
 	$(HOSTCC) -o $@ $^ $(KPROF_LIBS)
 
-$(BUILD)/kprof-asan: $(KPROF_ASAN_OBJS)
+$(BUILD)/kprof-asan: $(KPROF_ASAN_OBJS) $(KPROF_OBJ)/asan/pb.o
 	$(HOSTCC) $(KPROF_SAN) -o $@ $^ $(KPROF_LIBS)
 
 $(BUILD)/kprof-unit: $(KPROF_TEST_OBJS) $(KPROF_ASAN_CORE)
@@ -98,8 +118,10 @@ FUZZTIME ?= 60
 KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump elf
 KPROF_FUZZ_BINS  := $(patsubst %,$(BUILD)/fuzz-%,$(KPROF_FUZZ_NAMES))
 KPROF_FUZZ_CORE  := $(patsubst %,$(KPROF_OBJ)/fuzz/%.o,$(KPROF_CORE))
+KPROF_FUZZ_LINK  := $(KPROF_FUZZ_CORE) $(KPROF_OBJ)/fuzz/pb.o
 KPROF_FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-KPROF_FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(KPROF_SRC) $(KPROF_PKGCF)
+KPROF_FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(KPROF_SRC) -I$(KPROF_GEN) \
+	$(KPROF_PKGCF)
 
 $(KPROF_FUZZ_CORE): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@command -v $(FUZZCC) >/dev/null || { echo "fuzz: no $(FUZZCC): apt-get install clang" >&2; exit 1; }
@@ -107,10 +129,10 @@ $(KPROF_FUZZ_CORE): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
 
 # a dump the reader takes goes on through the symbolizer on the fixture kernel
-$(KPROF_FUZZ_BINS): $(BUILD)/fuzz-%: $(KPROF_SRC)/fuzz.c $(KPROF_FUZZ_CORE) $(KPROF_OBJ)/fixture.elf
+$(KPROF_FUZZ_BINS): $(BUILD)/fuzz-%: $(KPROF_SRC)/fuzz.c $(KPROF_FUZZ_LINK) $(KPROF_OBJ)/fixture.elf
 	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer $(KPROF_FUZZ_SAN) -DFUZZ_TARGET='"$*"' \
 		-DFUZZ_ELF='"$(abspath $(KPROF_OBJ)/fixture.elf)"' \
-		-o $@ $< $(KPROF_FUZZ_CORE) $(KPROF_LIBS)
+		-o $@ $< $(KPROF_FUZZ_LINK) $(KPROF_LIBS)
 
 fuzz: $(KPROF_FUZZ_BINS)
 	@for t in $(KPROF_FUZZ_NAMES); do \

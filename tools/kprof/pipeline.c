@@ -27,7 +27,8 @@
 	X(readprofile) \
 	X(folded) \
 	X(flamegraph) \
-	X(speedscope)
+	X(speedscope) \
+	X(pprof)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;

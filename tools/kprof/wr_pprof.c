@@ -1,0 +1,224 @@
+/* wr_pprof.c: --format pprof, the stacks as pprof's gzipped profile.proto
+ * (tools/kprof/profile.proto, encoded by protobuf-c, compressed by zlib),
+ * which `go tool pprof` reads: a mapping per module with its file and GNU
+ * build-id, a function per symbol and a location per address, already
+ * symbolized; each sample the leaf first, its values the samples and the
+ * cpu time they stand for (samples x period). */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "kprof.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile Profile;
+typedef Perftools__Profiles__ValueType ValueType;
+typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Mapping Mapping;
+typedef Perftools__Profiles__Location Location;
+typedef Perftools__Profiles__Line Line;
+typedef Perftools__Profiles__Function Function;
+
+/* the string table, each string once */
+struct strings {
+	char **v;
+	size_t n, cap;
+};
+
+static int64_t str(struct strings *t, const char *s)
+{
+	for (size_t i = 0; i < t->n; i++)        /* few: names of functions and files */
+		if (!strcmp(t->v[i], s))
+			return (int64_t)i;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
+	}
+	t->v[t->n] = kp_strdup(s);
+	return (int64_t)t->n++;
+}
+
+/* a key of (module, address or symbol) to a 1-based id */
+struct ids {
+	uint64_t *key;
+	uint32_t *mod;
+	size_t n, cap;
+};
+
+static size_t id_of(struct ids *t, uint32_t mod, uint64_t key, int *made)
+{
+	for (size_t i = t->n; i-- > 0;)
+		if (t->key[i] == key && t->mod[i] == mod) {
+			*made = 0;
+			return i + 1;
+		}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->key = kp_reallocarray(t->key, t->cap, sizeof *t->key);
+		t->mod = kp_reallocarray(t->mod, t->cap, sizeof *t->mod);
+	}
+	t->key[t->n] = key;
+	t->mod[t->n] = mod;
+	*made = 1;
+	return ++t->n;
+}
+
+static int gzip_out(FILE *out, const uint8_t *buf, size_t len)
+{
+	z_stream z = { 0 };
+	uint8_t chunk[65536];
+	int r;
+
+	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	z.next_in = (uint8_t *)buf;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof chunk;
+		r = deflate(&z, Z_FINISH);
+		fwrite(chunk, 1, sizeof chunk - z.avail_out, out);
+	} while (r == Z_OK);
+	deflateEnd(&z);
+	return r == Z_STREAM_END && !ferror(out) ? 0 : -1;
+}
+
+static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+		       const struct sampleset *ss, const struct profile *p)
+{
+	Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	ValueType types[2], period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	ValueType *typep[2] = { &types[0], &types[1] };
+	struct strings st = { 0 };
+	struct ids locs = { 0 }, fns = { 0 };
+	size_t n = sampleset_nstacks(ss), nsamp = 0, cap_l = 0, cap_f = 0;
+	Sample *samples = kp_calloc(n ? n : 1, sizeof *samples), **samplep = kp_calloc(n ? n : 1, sizeof *samplep);
+	Mapping *maps = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *maps);
+	Mapping **mapp = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *mapp);
+	Location *lv = NULL, **lp = NULL;
+	Line *lines = NULL, **linep = NULL;
+	Function *fv = NULL, **fp = NULL;
+	int64_t period = ss->hz > 0 ? (int64_t)(1e9 / ss->hz) : 1000000;
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	(void)wo, (void)p;
+	str(&st, "");
+	types[0] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	types[1] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	types[0].type = str(&st, "samples");
+	types[0].unit = str(&st, "count");
+	types[1].type = str(&st, "cpu");
+	types[1].unit = str(&st, "nanoseconds");
+	period_type.type = types[1].type;
+	period_type.unit = types[1].unit;
+	for (size_t m = 0; m < ss->nmods; m++) {
+		const struct kelf *ke = m < sy->nof && sy->of[m] >= 0 ? &sy->elfs[sy->of[m]] : NULL;
+
+		maps[m] = (Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
+		maps[m].id = m + 1;
+		maps[m].memory_start = ke ? ke->text_lo : 0;
+		maps[m].memory_limit = ke ? ke->text_hi : 0;
+		maps[m].filename = str(&st, ss->mods[m].path ? ss->mods[m].path : ke ? ke->path : "[unknown]");
+		maps[m].build_id = str(&st, ss->mods[m].build_id);
+		maps[m].has_functions = 1;
+		mapp[m] = &maps[m];
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct frame one;
+		uint32_t nfr;
+		uint64_t w;
+		const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
+		Sample *s = &samples[nsamp];
+		int made;
+
+		if (!w || !nfr)
+			continue;       /* the idle loop has no location */
+		*s = (Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+		s->n_location_id = nfr;
+		s->location_id = kp_calloc(nfr, sizeof *s->location_id);
+		s->n_value = 2;
+		s->value = kp_calloc(2, sizeof *s->value);
+		s->value[0] = (int64_t)w;
+		s->value[1] = (int64_t)w * period;
+		for (uint32_t k = 0; k < nfr; k++) {
+			/* a location per address; below the leaf the address is a
+			 * return address, and its function is its call's */
+			size_t lid = id_of(&locs, f[k].mod, f[k].addr | (k ? 1ull << 63 : 0), &made);
+
+			s->location_id[k] = lid;
+			if (!made)
+				continue;
+			if (locs.n > cap_l) {
+				cap_l = 2 * locs.n;
+				lv = kp_reallocarray(lv, cap_l, sizeof *lv);
+				lines = kp_reallocarray(lines, cap_l, sizeof *lines);
+			}
+			{
+				const char *name = frame_name(sy, &f[k], k == 0);
+				size_t fid = id_of(&fns, f[k].mod, (uint64_t)str(&st, name), &made);
+				if (made) {
+					if (fns.n > cap_f) {
+						cap_f = 2 * fns.n;
+						fv = kp_reallocarray(fv, cap_f, sizeof *fv);
+					}
+					fv[fid - 1] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+					fv[fid - 1].id = fid;
+					fv[fid - 1].name = fv[fid - 1].system_name = str(&st, name);
+				}
+				lines[lid - 1] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+				lines[lid - 1].function_id = fid;
+			}
+			lv[lid - 1] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+			lv[lid - 1].id = lid;
+			lv[lid - 1].mapping_id = f[k].mod + 1;
+			lv[lid - 1].address = f[k].addr;
+		}
+		samplep[nsamp++] = s;
+	}
+	lp = kp_calloc(locs.n ? locs.n : 1, sizeof *lp);
+	linep = kp_calloc(locs.n ? locs.n : 1, sizeof *linep);
+	for (size_t i = 0; i < locs.n; i++) {
+		linep[i] = &lines[i];
+		lv[i].n_line = 1;
+		lv[i].line = &linep[i];
+		lp[i] = &lv[i];
+	}
+	fp = kp_calloc(fns.n ? fns.n : 1, sizeof *fp);
+	for (size_t i = 0; i < fns.n; i++)
+		fp[i] = &fv[i];
+	pr.n_sample_type = 2;
+	pr.sample_type = typep;
+	pr.n_sample = nsamp;
+	pr.sample = samplep;
+	pr.n_mapping = ss->nmods;
+	pr.mapping = mapp;
+	pr.n_location = locs.n;
+	pr.location = lp;
+	pr.n_function = fns.n;
+	pr.function = fp;
+	pr.n_string_table = st.n;
+	pr.string_table = st.v;
+	pr.period_type = &period_type;
+	pr.period = period;
+	len = perftools__profiles__profile__get_packed_size(&pr);
+	buf = kp_calloc(len ? len : 1, 1);
+	perftools__profiles__profile__pack(&pr, buf);
+	r = gzip_out(out, buf, len);
+	free(buf);
+	for (size_t i = 0; i < nsamp; i++) {
+		free(samples[i].location_id);
+		free(samples[i].value);
+	}
+	for (size_t i = 0; i < st.n; i++)
+		free(st.v[i]);
+	free(st.v);
+	free(samples), free(samplep), free(maps), free(mapp), free(lv), free(lp), free(lines);
+	free(linep), free(fv), free(fp), free(locs.key), free(locs.mod), free(fns.key), free(fns.mod);
+	if (r < 0)
+		kp_error("writing the pprof profile failed");
+	return r;
+}
+
+const struct writer writer_pprof = { "pprof", 0, pprof_write };
