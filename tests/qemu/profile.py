@@ -64,7 +64,8 @@ class Stacks:
     """the stack engine: every tick's call stack, kernel and user, around
     the command line; the dump (/dev/stacks) exported. The report is the
     flat one of the leaves, and beside the dump the folded stacks
-    (flame.folded) and the flame graph (flame.svg)."""
+    (flame.folded), the flame graph (flame.svg), speedscope's JSON
+    (flame.speedscope.json) and pprof's profile (flame.pb.gz)."""
     name = "stacks"
     files = ["dev/stacks"]
 
@@ -80,12 +81,15 @@ class Stacks:
 
     def reports(self, out, kprof_args):
         dump = os.path.join(out, "dev", "stacks")
-        for fmt, name in (("folded", "flame.folded"), ("flamegraph", "flame.svg")):
-            with open(os.path.join(out, name), "w") as f:
+        made = []
+        for fmt, name in (("folded", "flame.folded"), ("flamegraph", "flame.svg"),
+                          ("speedscope", "flame.speedscope.json"), ("pprof", "flame.pb.gz")):
+            with open(os.path.join(out, name), "wb") as f:
                 subprocess.run([KPROF, "--format", fmt] + self.elfs() + [KERNEL, dump], stdout=f,
                                cwd=TOP, check=False)
-        print("profile: the folded stacks are in %s, the flame graph in %s"
-              % (rel(os.path.join(out, "flame.folded")), rel(os.path.join(out, "flame.svg"))))
+            made.append(rel(os.path.join(out, name)))
+        print("profile: folded stacks %s, flame graph %s (open it in a browser), speedscope %s, "
+              "pprof %s (go tool pprof)" % tuple(made))
         return [["head", "-n", "20", os.path.join(out, "flame.folded")],
                 [KPROF] + kprof_args + ["--top", "15"] + self.elfs() + [KERNEL, dump]]
 
