@@ -45,9 +45,11 @@ struct stk_rec {                /* 24 bytes, then nk + nu uint32 frames */
 	uint8_t nk, nu;         /* kernel frames, user frames */
 	uint32_t flags;         /* STK_* */
 	uint32_t ret;           /* the word at the leaf's stack pointer: a
-	                         * return address if the tick fell in a
-	                         * prologue or epilogue (the host repairs) */
-	uint32_t reserved;
+	                         * return address if the tick fell at a
+	                         * function's first instruction or its ret */
+	uint32_t ret1;          /* and the word above it: the return address
+	                         * after the prologue's push of the frame
+	                         * pointer (the host repairs with either) */
 };
 
 #endif

@@ -32,7 +32,7 @@
 
 /* one table entry: a stack and its count; frames[] holds depth words */
 struct entry {
-	uint32_t hash, count, pid, flags, ret;
+	uint32_t hash, count, pid, flags, ret, ret1;
 	uint8_t nk, nu, used, prog;     /* prog: the program's index in progs[] + 1 */
 	uint32_t frames[];
 };
@@ -79,7 +79,7 @@ static uint32_t hash(const uint32_t *f, uint32_t n, uint32_t pid, uint32_t flags
 
 /* Counts the stack: its entry, found or made, or the drop. */
 static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uint32_t flags,
-		  uint32_t ret, uint32_t prog, uint32_t w)
+		  const uint32_t ret[2], uint32_t prog, uint32_t w)
 {
 	uint32_t n = nk + nu, h = hash(f, n, pid, flags), i = h % st.nslots;
 
@@ -89,8 +89,8 @@ static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uin
 		if (!e->used) {
 			if (st.used * 8 >= st.nslots * 7)
 				break;          /* full enough: probes would grow long */
-			*e = (struct entry){ h, 0, pid, flags, ret, (uint8_t)nk, (uint8_t)nu, 1,
-					     (uint8_t)prog };
+			*e = (struct entry){ h, 0, pid, flags, ret[0], ret[1], (uint8_t)nk, (uint8_t)nu,
+					     1, (uint8_t)prog };
 			memcpy(e->frames, f, 4 * n);
 			st.used++;
 		} else if (e->hash != h || e->pid != pid || e->flags != flags || e->nk != nk ||
@@ -143,7 +143,7 @@ __attribute__((noinline))
 static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	struct trapframe *tf = prof_frame();
-	uint32_t f[STK_DEPTH_MAX], nk = 0, nu = 0, fl = 0, ret = 0, w = prof_weight(flags);
+	uint32_t f[STK_DEPTH_MAX], nk = 0, nu = 0, fl = 0, ret[2] = { 0, 0 }, w = prof_weight(flags);
 	bool whole;
 
 	if (p && st.pid && !st.followed[p - procs])
@@ -152,7 +152,7 @@ static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
 		return;                 /* following one process: its ticks only */
 	st.samples += w;
 	if (!p) {
-		count(NULL, 0, 0, 0, STK_IDLE, 0, 0, w);
+		count(NULL, 0, 0, 0, STK_IDLE, ret, 0, w);
 		return;
 	}
 	if (!prof_user(flags)) {
@@ -161,12 +161,14 @@ static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
 			nk = 1 + arch_stack_walk_kernel_end(arch_frame_fp(tf), f + 1, st.depth - 1, &whole);
 			if (!whole)
 				fl |= STK_KTRUNC;
-			ret = word_at(p, arch_frame_sp(tf), false);
+			ret[0] = word_at(p, arch_frame_sp(tf), false);
+			ret[1] = word_at(p, arch_frame_sp(tf) + 4, false);
 		}
 		tf = p->tf;             /* the user side, from where it entered */
 	} else {
 		fl |= STK_USER_LEAF;
-		ret = word_at(p, arch_frame_sp(tf), true);
+		ret[0] = word_at(p, arch_frame_sp(tf), true);
+		ret[1] = word_at(p, arch_frame_sp(tf) + 4, true);
 	}
 	if (st.mode != KERNEL_ONLY && nk < st.depth) {
 		f[nk] = arch_frame_pc(tf);
@@ -365,7 +367,7 @@ static int st_open(struct file *f)
 		n = e->used && e->count ? e->nk + e->nu : 0;
 		if (n || (e->used && e->count)) {
 			*rec = (struct stk_rec){ e->count, e->pid, e->prog ? e->prog : 0xFFFF, e->nk,
-						 e->nu, e->flags, e->ret, 0 };
+						 e->nu, e->flags, e->ret, e->ret1 };
 			memcpy(rec + 1, e->frames, 4 * n);
 		}
 		splx(x);

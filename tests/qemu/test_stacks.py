@@ -203,3 +203,25 @@ def stacks_table_full(m):
     (path,) = dumps(m, m.scratch)
     samples, dropped, truncated, total = totals(path)
     assert dropped > 0 and total > 0 and total + dropped == samples, (samples, dropped, total)
+
+
+@test("stacks_edges_repaired", timeout=180, icount=True)
+def stacks_edges_repaired(m):
+    """Most of stackwork tiny's time is in a tiny leaf, so many ticks land
+    at its first instructions or after its frame is torn down, where a
+    frame-pointer walk loses the caller: kprof puts it back from the
+    leaf's stack words, and every stack of the folded output is a real
+    path of the call tree; the report counts the stacks it repaired."""
+    m.wait_prompt()
+    run_stacks(m, "stackwork tiny 300")
+    m.halt()
+    (path,) = dumps(m, m.scratch)
+    lines = folded(path)
+    real = {"stackwork;_start;main" + t for t in
+            ("", ";t1", ";t1;tiny", ";t2", ";t2;tiny")} | {"stackwork;_start"}
+    mine = {k: v for k, v in lines.items() if k.startswith("stackwork;") and "_[k]" not in k}
+    assert sum(mine.values()) > 100, lines
+    assert set(mine) <= real, "not paths of the call tree: %s" % (set(mine) - real)
+    r = subprocess.run([KPROF, "--elf", STACKWORK, KERNEL, path], capture_output=True, text=True)
+    rep = re.search(r"stacks: (\d+) exact, (\d+) repaired", r.stdout)
+    assert rep and int(rep.group(2)) > 10, r.stdout

@@ -95,8 +95,12 @@ struct stack {
 	uint64_t weight;
 	uint32_t prog;                 /* the program's module (the root), for a stack dump */
 	uint32_t pid;                  /* the process, for a stack dump; 0: idle or unknown */
-	uint32_t ret;                  /* the word at the leaf's stack pointer, or 0 */
+	uint32_t ret, ret1;            /* the words at the leaf's stack pointer, or 0 */
 };
+
+/* how a stack's walk ended, after the host's repair (stacks.c) */
+#define STACK_REPAIRED 0x100           /* a caller put back from the leaf's stack words */
+
 
 /* A call arc: calls from `from` to the function at `self` (gmon's). */
 struct arc {
@@ -275,6 +279,10 @@ struct profile {
 };
 
 int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
+
+/* stacks.c: puts back the caller a tick at a function's edge lost, and
+ * counts the stacks exact, repaired and truncated (in ss->note) */
+void stacks_repair(struct symbolizer *sy, struct sampleset *ss);
 void profile_free(struct profile *p);
 
 /* ---- pipeline.c: the pipeline, for the report and every subcommand ---- */

@@ -147,8 +147,11 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	if (pp->rd->read(&pp->ss, ro) < 0)
 		return -1;
 	pp->ss.format = pp->rd->name;
-	if (kp_match(&pp->sy, &pp->ss, force, pp->warning, sizeof pp->warning) < 0 ||
-	    symbolize(&pp->p, &pp->sy, &pp->ss) < 0)
+	if (kp_match(&pp->sy, &pp->ss, force, pp->warning, sizeof pp->warning) < 0)
+		return -1;
+	if (pp->ss.stacks)
+		stacks_repair(&pp->sy, &pp->ss);
+	if (symbolize(&pp->p, &pp->sy, &pp->ss) < 0)
 		return -1;
 	return 0;
 }

@@ -98,7 +98,8 @@ static int stacks_parse(struct sampleset *ss, const unsigned char *buf, size_t l
 		for (uint32_t k = 0; k < n; k++)
 			ss->frames[nf + k] = (struct frame){ k < r.nk ? 0 : umod,
 							     kp_le32(buf + off + 4 * (size_t)k) };
-		ss->stacks[ss->nstacks++] = (struct stack){ nf, n, r.flags, r.count, umod, r.pid, r.ret };
+		ss->stacks[ss->nstacks++] = (struct stack){ nf, n, r.flags, r.count, umod, r.pid, r.ret,
+							    r.ret1 };
 		if (n)
 			ss->flat[nflat++] = (struct flat){ ss->frames[nf].mod, ss->frames[nf].addr, r.count };
 		ss->total += r.count;
