@@ -143,8 +143,9 @@ def totals(path):
 def stacks_call_tree(m):
     """main -> a -> b -> leaf twice as long as main -> c -> leaf: exactly
     those two stacks (with crt0's _start under main), in that ratio within
-    noise, and drawn so in kprof's flame graph; and a system call's kernel
-    frames sit on its exact user stack."""
+    noise, and drawn so in kprof's flame graph, speedscope's JSON and
+    pprof's profile; --callers leaf and --callees main name the tree's
+    edges; and a system call's kernel frames sit on its exact user stack."""
     m.wait_prompt()
     run_stacks(m, "stackwork tree 40")
     run_stacks(m, "stackwork sys 30")
@@ -162,6 +163,12 @@ def stacks_call_tree(m):
             "not a path of the call tree: %s" % k
     check_flamegraph(tree, "leaf")
     assert check_speedscope(tree) == (ab, c)
+    for opt, func, want in (("--callers", "leaf", {"b": ab, "c": c}),
+                            ("--callees", "main", {"a": ab, "c": c})):
+        r = subprocess.run([KPROF, opt, func, "--elf", STACKWORK, KERNEL, tree], capture_output=True,
+                           text=True, timeout=60)
+        got = {n: int(k) for k, n in re.findall(r"^\s+(\d+)\s+[\d.]+%\s+(\S+)$", r.stdout, re.M)}
+        assert r.returncode == 0 and got == want, (opt, r.stdout, want)
     flat, total, traces = pprof_top(tree)
     assert flat.get("leaf") == ab + c and total == sum(lines.values()), (flat, total)
     assert re.search(r"^\s+\S+\s+leaf\n\s+b\n\s+a\n\s+main\n\s+_start$", traces, re.M), traces

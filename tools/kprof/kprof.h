@@ -342,6 +342,8 @@ struct wopts {
 	int by;                        /* text: BY_* */
 	long top;                      /* text: 0 for every row */
 	const char *outdir;            /* for writers that make files */
+	const char *func;              /* calls: --callers or --callees FUNC */
+	int callers;                   /* calls: 1 for --callers */
 };
 
 struct writer {

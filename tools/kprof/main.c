@@ -12,8 +12,8 @@
 #include "kprof.h"
 #include "heat.h"
 
-#define USAGE "kprof [--lines | --addr] [--top N] [--kpinfo FILE] [--force] [--elf PROG.elf]... " \
-	      "[--format readprofile -o DIR] ELF DUMP"
+#define USAGE "kprof [--lines | --addr | --callers FUNC | --callees FUNC] [--top N] [--kpinfo FILE] " \
+	      "[--force] [--elf PROG.elf]... [--format F [-o DIR]] ELF DUMP"
 #define MAX_ELFS 64
 
 struct opts {
@@ -44,7 +44,13 @@ static void help(void)
 	       "  --top N              print only the N rows with the most samples (0: all)\n"
 	       "  --force              go on when the kernel's build-id differs from kpinfo's\n"
 	       "  --elf FILE           another module (a user program) to name samples in\n"
+	       "  --callers FUNC       a stack dump: the functions that called FUNC, with samples\n"
+	       "  --callees FUNC       a stack dump: the functions FUNC called, with samples\n"
 	       "  --format text        the report (the default)\n"
+	       "  --format folded      stacks as folded lines (flamegraph.pl, inferno, speedscope)\n"
+	       "  --format flamegraph  stacks as an SVG flame graph\n"
+	       "  --format speedscope  stacks as speedscope's JSON\n"
+	       "  --format pprof       stacks as pprof's gzipped profile.proto (go tool pprof)\n"
 	       "  --format readprofile write DIR/profile and DIR/System.map for readprofile(8)\n"
 	       "  -o, --output DIR     where --format readprofile writes\n"
 	       "  -h, --help           this text\n"
@@ -60,7 +66,7 @@ static int usage_error(const char *what, const char *arg)
 
 static int parse_opts(struct opts *o, int argc, char **argv)
 {
-	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT, O_ELF };
+	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT, O_ELF, O_CALLERS, O_CALLEES };
 	static const struct option longopts[] = {
 		{ "kpinfo", required_argument, NULL, O_KPINFO },
 		{ "lines", no_argument, NULL, O_LINES },
@@ -69,6 +75,8 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "elf", required_argument, NULL, O_ELF },
+		{ "callers", required_argument, NULL, O_CALLERS },
+		{ "callees", required_argument, NULL, O_CALLEES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -88,6 +96,12 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		case O_ADDR: addr = 1; break;
 		case O_FORCE: o->force = 1; break;
 		case 'o': o->wo.outdir = optarg; break;
+		case O_CALLERS:
+		case O_CALLEES:
+			o->wo.func = optarg;
+			o->wo.callers = c == O_CALLERS;
+			o->writer = writer_named("calls");
+			break;
 		case O_ELF:
 			if (o->nelfs == MAX_ELFS)
 				return usage_error("too many --elf files", NULL);

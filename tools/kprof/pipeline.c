@@ -28,7 +28,8 @@
 	X(folded) \
 	X(flamegraph) \
 	X(speedscope) \
-	X(pprof)
+	X(pprof) \
+	X(calls)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
