@@ -2,6 +2,7 @@
  *
  *   stackwork tree N     main -> a -> b -> leaf, and main -> c -> leaf,
  *                        the first twice as long as the second, N rounds
+ *   stackwork tree2 N    the same, but c's call of leaf does twice the work
  *   stackwork sys N      main -> s1 -> s2 -> the kwork system call, N times
  *   stackwork broken HOW a loop with its frame pointer broken: null,
  *                        self (a cycle), kernel (into kernel memory),
@@ -56,7 +57,7 @@ __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 
 static void usage(void)
 {
-	fprintf(2, "usage: stackwork tree|sys|tiny N | stackwork broken null|self|kernel|unmapped|odd\n");
+	fprintf(2, "usage: stackwork tree|tree2|sys|tiny N | stackwork broken null|self|kernel|unmapped|odd\n");
 	exit(2);
 }
 
@@ -89,10 +90,10 @@ int main(int argc, char **argv)
 	}
 	if (parse_uint(argv[2], &n) < 0)
 		usage();
-	if (!strcmp(argv[1], "tree"))
+	if (!strcmp(argv[1], "tree") || !strcmp(argv[1], "tree2"))
 		for (unsigned i = 0; i < n; i++) {
 			a(200000);
-			c(100000);
+			c(argv[1][4] ? 200000 : 100000);
 		}
 	else if (!strcmp(argv[1], "sys"))
 		for (unsigned i = 0; i < n; i++)

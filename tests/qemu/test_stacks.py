@@ -232,3 +232,53 @@ def stacks_edges_repaired(m):
     r = subprocess.run([KPROF, "--elf", STACKWORK, KERNEL, path], capture_output=True, text=True)
     rep = re.search(r"stacks: (\d+) exact, (\d+) repaired", r.stdout)
     assert rep and int(rep.group(2)) > 10, r.stdout
+
+
+def kdiff(base, new, *extra):
+    r = subprocess.run([KPROF, "diff", "--elf", STACKWORK] + list(extra) + [KERNEL, base, new],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    tables = r.stdout.split("\n\n")
+    funcs = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+([-+][\d.]+)\s+(\S+)$", tables[0], re.M)
+    stacks = re.findall(r"^\s*\d+\s+\d+\s+[-+]\d+\s+(\S+)$", tables[1], re.M)
+    return r.returncode, funcs, stacks
+
+
+@test("stacks_diff", timeout=240, icount=True)
+def stacks_diff(m):
+    """kprof diff: a dump against itself is empty with exit 0, and so is a
+    second run of the same command (the same run under icount, within
+    the threshold); against a build of the tree where c's call does twice
+    the work, c tops the table of what grew, a and b shrank, the exit is
+    1, and the differential flame graph colours c red and a blue."""
+    m.wait_prompt()
+    run_stacks(m, "stackwork tree 30")
+    run_stacks(m, "stackwork tree 30")
+    run_stacks(m, "stackwork tree2 30")
+    m.halt()
+    one, two, slow = dumps(m, m.scratch)
+    rc, funcs, stacks = kdiff(one, one)
+    assert rc == 0 and funcs == [] and stacks == [], (funcs, stacks)
+    rc, funcs, stacks = kdiff(one, two)
+    assert rc == 0, funcs
+    svg = m.scratch + "/diff.svg"
+    rc, funcs, stacks = kdiff(one, slow, "-o", svg)
+    assert rc == 1 and funcs, funcs
+    assert funcs[0][3] == "c" and float(funcs[0][2]) > 10, funcs   # 1/3 of the time to 1/2
+    shrank = [f[3] for f in funcs if f[2].startswith("-")]
+    assert set(shrank[:2]) == {"a", "b"}, funcs
+    assert stacks and stacks[0].endswith(";main;c;leaf"), stacks
+    rc, _, _ = kdiff(one, slow, "--threshold", "40")            # c moved by ~17 points
+    assert rc == 0
+    import xml.dom.minidom
+    doc = xml.dom.minidom.parse(svg)
+    fill = {}
+    for g in doc.getElementsByTagName("g"):
+        t = g.getElementsByTagName("title")
+        r = g.getElementsByTagName("rect")
+        if t and r:
+            fill[t[0].firstChild.data.split(" (")[0]] = r[0].getAttribute("fill")
+    red = lambda f: re.match(r"rgb\(255,(\d+),\1\)", f)
+    blue = lambda f: re.match(r"rgb\((\d+),\1,255\)", f)
+    assert red(fill["c"]) and int(red(fill["c"]).group(1)) < 230, fill
+    assert blue(fill["a"]) and int(blue(fill["a"]).group(1)) < 230, fill

@@ -363,6 +363,9 @@ struct fline {
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
 void folded_free(struct fline *lines, size_t n);
+/* wr_flame.c: an SVG flame graph of the lines; with base, the
+ * differential one (widths from lines, colours by the change from base) */
+void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
 /* a frame's name: its symbol (a frame below the leaf by its call, the
  * byte before its return address), or [unknown] */
 const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf);
@@ -387,6 +390,7 @@ int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *n
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
+int diff_main(int argc, char **argv);   /* diff.c: kprof diff BASE NEW */
 
 /* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 

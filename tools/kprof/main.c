@@ -37,7 +37,8 @@ static void help(void)
 	       "  kprof gmon PROG.elf GMON            a gmon file's flat profile with call counts\n"
 	       "  kprof dosprof ELF DUMP              a DosProfile dump in OS/2's terms\n"
 	       "  kprof heat PROG.elf HEAT            exact instruction counts per function\n"
-	       "  kprof accuracy PROG.elf HEAT SAMPLES  a sampled profile against the exact one\n\n"
+	       "  kprof accuracy PROG.elf HEAT SAMPLES  a sampled profile against the exact one\n"
+	       "  kprof diff KERNEL.elf BASE NEW      what changed between two stack dumps\n\n"
 	       "  --kpinfo FILE        the kpinfo to use instead of the one beside a kpdata\n"
 	       "  --lines              a row per source line (file:line, from DWARF)\n"
 	       "  --addr               a row per bin address, with symbol+offset and instruction\n"
@@ -164,6 +165,7 @@ static const struct {
 	{ "dosprof", "kprof dosprof ELF DUMP: a DosProfile dump in OS/2's terms (slots, hits, pages)", dosprof_main },
 	{ "heat", "kprof heat PROG.elf HEAT: exact instruction counts per function, --annotate", heat_main },
 	{ "accuracy", "kprof accuracy PROG.elf HEAT SAMPLES: a sampled profile against the exact one", accuracy_main },
+	{ "diff", "kprof diff KERNEL.elf BASE NEW: what changed between two stack dumps", diff_main },
 };
 
 static void version(void)

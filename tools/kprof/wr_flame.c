@@ -17,7 +17,7 @@
 
 struct node {
 	char *name;
-	uint64_t value;
+	uint64_t value, base;           /* samples; and in the base profile (a difference) */
 	struct node **kids;
 	size_t nkids, cap;
 };
@@ -86,20 +86,40 @@ static void colour(const char *name, char *buf, size_t n)
 		snprintf(buf, n, "rgb(%u,%u,%u)", 205 + h % 50, 60 + (h >> 4) % 150, 40 + (h >> 8) % 40);
 }
 
+/* A difference's colour: red for a frame that grew, blue for one that
+ * shrank, by its share of the new total against its share of the base's,
+ * white for none (Gregg's differential flame graphs). */
+static void diff_colour(const struct node *n, uint64_t total, uint64_t btotal, char *buf, size_t len)
+{
+	double now = total ? (double)n->value / total : 0, then = btotal ? (double)n->base / btotal : 0;
+	double d = now - then, k = d > 0 ? d / (now ? now : 1) : -d / (then ? then : 1);
+	unsigned v = 255 - (unsigned)(200 * (k > 1 ? 1 : k));
+
+	snprintf(buf, len, d > 0 ? "rgb(255,%u,%u)" : "rgb(%u,%u,255)", v, v);
+}
+
 static void draw(FILE *out, const struct node *n, double x, int level, int levels, double scale,
-		 uint64_t total)
+		 uint64_t total, uint64_t btotal)
 {
 	double w = n->value * scale, y = PAD + 40 + (double)(levels - level - 1) * ROW;
 	char fill[32];
 
 	if (w < MINW)
 		return;
-	colour(n->name, fill, sizeof fill);
+	if (btotal)
+		diff_colour(n, total, btotal, fill, sizeof fill);
+	else
+		colour(n->name, fill, sizeof fill);
 	fprintf(out, "<g class=\"f\"><title>");
 	xml(out, n->name);
-	fprintf(out, " (%ju samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", (uintmax_t)n->value,
-		100.0 * n->value / total, x, y, w, ROW - 1, fill, x + 3, y + ROW - 4);
+	if (btotal)
+		fprintf(out, " (%ju samples, %.2f%%; was %ju, %.2f%%)", (uintmax_t)n->value,
+			100.0 * n->value / total, (uintmax_t)n->base, 100.0 * n->base / btotal);
+	else
+		fprintf(out, " (%ju samples, %.2f%%)", (uintmax_t)n->value, 100.0 * n->value / total);
+	fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+		x, y, w, ROW - 1, fill, x + 3, y + ROW - 4);
 	if (w > 30) {
 		size_t fit = (size_t)((w - 6) / 7), len = strlen(n->name);
 		char *s = kp_calloc(len + 1, 1);
@@ -115,7 +135,7 @@ static void draw(FILE *out, const struct node *n, double x, int level, int level
 	}
 	fprintf(out, "</text></g>\n");
 	for (size_t i = 0; i < n->nkids; i++) {
-		draw(out, n->kids[i], x, level + 1, levels, scale, total);
+		draw(out, n->kids[i], x, level + 1, levels, scale, total, btotal);
 		x += n->kids[i]->value * scale;
 	}
 }
@@ -148,29 +168,34 @@ static const char script[] =
 	"for (var i = 0; i < fr.length; i++) fr[i].onclick = function () { zoom(this); };\n"
 	"]]></script>\n";
 
-static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
-		       const struct sampleset *ss, const struct profile *p)
+/* adds the lines to the tree: as its values, or (base) as its base values;
+ * a path only the base has is not drawn (the widths are the new profile's) */
+static void grow(struct node *root, const struct fline *lines, size_t n, int base)
 {
-	size_t n;
-	struct fline *lines = folded_lines(sy, ss, &n);
-	struct node *root = kp_calloc(1, sizeof *root);
-	int levels, height;
-	double scale;
-
-	(void)wo, (void)p;
-	root->name = kp_strdup("all");
 	for (size_t i = 0; i < n; i++) {
 		struct node *at = root;
 		const char *s = lines[i].text;
 
-		root->value += lines[i].count;
+		*(base ? &root->base : &root->value) += lines[i].count;
 		while (*s) {
 			size_t len = strcspn(s, ";");
 			at = child(at, s, len);
-			at->value += lines[i].count;
+			*(base ? &at->base : &at->value) += lines[i].count;
 			s += len + (s[len] == ';');
 		}
 	}
+}
+
+void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase)
+{
+	struct node *root = kp_calloc(1, sizeof *root);
+	int levels, height;
+	double scale;
+
+	root->name = kp_strdup("all");
+	grow(root, lines, n, 0);
+	if (base)
+		grow(root, base, nbase, 1);
 	levels = depth(root);
 	height = 2 * PAD + 40 + levels * ROW + 20;
 	scale = root->value ? (double)(WIDTH - 2 * PAD) / root->value : 0;
@@ -181,16 +206,27 @@ static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		".f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fbf8ef\"/>\n"
 		"<text x=\"%d\" y=\"24\" style=\"font-size:17px\" text-anchor=\"middle\" onclick=\"reset()\">"
-		"Flame graph: %ju samples</text>\n"
+		"%s: %ju samples</text>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"end\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		WIDTH, height, WIDTH, height, WIDTH / 2, (uintmax_t)root->value, WIDTH - PAD,
-		WIDTH - PAD, height - 6);
+		WIDTH, height, WIDTH, height, WIDTH / 2,
+		base ? "Differential flame graph (red: grew, blue: shrank)" : "Flame graph",
+		(uintmax_t)root->value, WIDTH - PAD, WIDTH - PAD, height - 6);
 	fprintf(out, script, WIDTH, PAD, PAD + 40 + (levels - 1) * ROW);
 	if (root->value)
-		draw(out, root, PAD, 0, levels, scale, root->value);
+		draw(out, root, PAD, 0, levels, scale, root->value, base ? (root->base ? root->base : 1) : 0);
 	fprintf(out, "</svg>\n");
 	free_tree(root);
+}
+
+static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
+		       const struct sampleset *ss, const struct profile *p)
+{
+	size_t n;
+	struct fline *lines = folded_lines(sy, ss, &n);
+
+	(void)wo, (void)p;
+	flame_svg(out, lines, n, NULL, 0);
 	folded_free(lines, n);
 	return ferror(out) ? -1 : 0;
 }

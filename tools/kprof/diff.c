@@ -1,0 +1,249 @@
+/* diff.c: kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N]
+ * [--force] [-o FLAME.svg] KERNEL.elf BASE NEW: what changed between two
+ * stack dumps of the same command. Under QEMU's -icount two runs of the
+ * same command line are the same run, so every difference is the code's:
+ * no statistics are needed. It prints the functions whose share of the
+ * samples moved most (a function's share: the stacks it is in), then the
+ * stacks whose samples changed most, writes a differential flame graph
+ * with -o (widths from NEW, red where a frame grew, blue where it shrank),
+ * and exits 1 when any function's share moved by more than the threshold
+ * (default 2 percentage points): a gate for a change in CI. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kprof.h"
+
+#define DIFF_USAGE "kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N] [--force] " \
+		   "[-o FLAME.svg] KERNEL.elf BASE NEW"
+#define MAX_ELFS 64
+
+struct share {
+	char *name;
+	double base, now;               /* shares, 0..1 */
+	uint64_t nbase, nnow;           /* samples */
+};
+
+static struct share *share_of(struct share **v, size_t *n, size_t *cap, const char *name, size_t len)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*v)[i].name) == len && !strncmp((*v)[i].name, name, len))
+			return &(*v)[i];
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = kp_reallocarray(*v, *cap, sizeof **v);
+	}
+	(*v)[*n] = (struct share){ kp_calloc(len + 1, 1), 0, 0, 0, 0 };
+	memcpy((*v)[*n].name, name, len);
+	return &(*v)[(*n)++];
+}
+
+/* each function's samples: the stacks it is in, once a stack (recursion) */
+static uint64_t functions(const struct fline *l, size_t n, struct share **v, size_t *nv, size_t *cap,
+			  int now)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = strchr(l[i].text, ';');         /* past the root */
+		size_t seen0 = *nv;
+		char **seen = kp_calloc(STK_DEPTH_MAX + 2, sizeof *seen);
+		size_t nseen = 0;
+
+		(void)seen0;
+		total += l[i].count;
+		while (s && *s) {
+			size_t len;
+			struct share *f;
+			int dup = 0;
+
+			s += *s == ';';
+			len = strcspn(s, ";");
+			f = share_of(v, nv, cap, s, len);
+			for (size_t k = 0; k < nseen; k++)
+				dup |= seen[k] == f->name;
+			if (!dup && nseen < STK_DEPTH_MAX + 2) {
+				seen[nseen++] = f->name;
+				*(now ? &f->nnow : &f->nbase) += l[i].count;
+			}
+			s += len;
+		}
+		free(seen);
+	}
+	return total;
+}
+
+/* the largest growth first, the largest shrinkage last */
+static int by_change(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+	double dx = x->now - x->base, dy = y->now - y->base;
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* the stacks whose samples changed most, either way */
+static int by_samples(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+	uint64_t dx = x->nnow > x->nbase ? x->nnow - x->nbase : x->nbase - x->nnow;
+	uint64_t dy = y->nnow > y->nbase ? y->nnow - y->nbase : y->nbase - y->nnow;
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int moved_row(const struct share *s)
+{
+	return fabs(s->now - s->base) >= 5e-7;          /* shows as +-0.00 below that */
+}
+
+static void function_row(const struct share *s)
+{
+	printf("%9.2f %9.2f %+9.2f  %s\n", 100 * s->base, 100 * s->now, 100 * (s->now - s->base), s->name);
+}
+
+int diff_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "elf", required_argument, NULL, 'e' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "top", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *elfs[MAX_ELFS + 1], *svg = NULL;
+	size_t nelfs = 1, nb = 0, nn = 0, nv = 0, cap = 0, ns = 0, scap = 0;
+	struct pipe base, now;
+	struct ropen ro = { 0 };
+	struct fline *lb = NULL, *ln = NULL;
+	struct share *v = NULL, *st = NULL;
+	double threshold = 2.0;
+	uint64_t tb, tn;
+	long top = 10;
+	int c, force = 0, status = 2, moved = 0;
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	memset(&base, 0, sizeof base);
+	memset(&now, 0, sizeof now);
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (nelfs == MAX_ELFS + 1) {
+				fprintf(stderr, "kprof: too many --elf files\n");
+				return 2;
+			}
+			elfs[nelfs++] = optarg;
+			break;
+		case 'T':
+			threshold = strtod(optarg, &end);
+			if (end == optarg || *end || !(threshold >= 0 && threshold <= 100)) {
+				fprintf(stderr, "kprof: --threshold wants percentage points, not %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (kp_parse_top(optarg, &top, DIFF_USAGE) < 0)
+				return 2;
+			break;
+		case 'f': force = 1; break;
+		case 'o': svg = optarg; break;
+		case 'h':
+			printf("usage: %s\n\nWhat changed between two stack dumps of the same command (under -icount\n"
+			       "the same run, so every difference is the code's): the functions whose share of\n"
+			       "the samples moved most, the stacks whose samples changed most, and with -o a\n"
+			       "differential flame graph (widths from NEW; red grew, blue shrank). Exit status\n"
+			       "1 when a function's share moved by more than --threshold percentage points\n"
+			       "(default 2), 0 when none did, 2 on an error.\n"
+			       "  --top N   rows of each table (default 10; 0: all)\n"
+			       "  --force   go on when an ELF's build-id is not a dump's\n", DIFF_USAGE);
+			return 0;
+		default:
+			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], DIFF_USAGE);
+			return 2;
+		}
+	}
+	if (argc - optind != 3) {
+		fprintf(stderr, "kprof: diff wants KERNEL.elf, BASE and NEW; usage: %s\n", DIFF_USAGE);
+		return 2;
+	}
+	elfs[0] = argv[optind];
+	ro.path = argv[optind + 1];
+	if (pipe_open(&base, elfs, nelfs, &ro, "stacks", force) < 0)
+		goto fail;
+	ro.path = argv[optind + 2];
+	if (pipe_open(&now, elfs, nelfs, &ro, "stacks", force) < 0)
+		goto fail;
+	lb = folded_lines(&base.sy, &base.ss, &nb);
+	ln = folded_lines(&now.sy, &now.ss, &nn);
+	tb = functions(lb, nb, &v, &nv, &cap, 0);
+	tn = functions(ln, nn, &v, &nv, &cap, 1);
+	for (size_t i = 0; i < nv; i++) {
+		v[i].base = tb ? (double)v[i].nbase / tb : 0;
+		v[i].now = tn ? (double)v[i].nnow / tn : 0;
+		moved |= fabs(v[i].now - v[i].base) * 100 > threshold;
+	}
+	qsort(v, nv, sizeof *v, by_change);
+	/* the stacks, as shares too */
+	for (size_t i = 0; i < nb; i++)
+		share_of(&st, &ns, &scap, lb[i].text, strlen(lb[i].text))->nbase = lb[i].count;
+	for (size_t i = 0; i < nn; i++)
+		share_of(&st, &ns, &scap, ln[i].text, strlen(ln[i].text))->nnow = ln[i].count;
+	for (size_t i = 0; i < ns; i++) {
+		st[i].base = tb ? (double)st[i].nbase / tb : 0;
+		st[i].now = tn ? (double)st[i].nnow / tn : 0;
+	}
+	qsort(st, ns, sizeof *st, by_samples);
+	printf("diff: %ju samples in BASE, %ju in NEW; threshold %.2f points\n", (uintmax_t)tb,
+	       (uintmax_t)tn, threshold);
+	printf("%9s %9s %9s  %s\n", "base%", "new%", "change", "function (share of the stacks it is in)");
+	for (size_t i = 0; i < nv && (!top || (long)i < top) && v[i].now > v[i].base; i++)
+		if (moved_row(&v[i]))
+			function_row(&v[i]);                    /* grew, the most first */
+	for (size_t i = 0; i < nv && (!top || (long)i < top) && v[nv - 1 - i].now < v[nv - 1 - i].base; i++)
+		if (moved_row(&v[nv - 1 - i]))
+			function_row(&v[nv - 1 - i]);           /* shrank, the most first */
+	printf("\n%9s %9s %9s  %s\n", "base", "new", "change", "stack");
+	for (size_t i = 0; i < ns && (!top || (long)i < top) && st[i].nbase != st[i].nnow; i++)
+		printf("%9ju %9ju %+9jd  %s\n", (uintmax_t)st[i].nbase, (uintmax_t)st[i].nnow,
+		       (intmax_t)st[i].nnow - (intmax_t)st[i].nbase, st[i].name);
+	if (svg) {
+		FILE *f = fopen(svg, "w");
+		if (!f) {
+			kp_error("%s: cannot write", svg);
+			goto fail;
+		}
+		flame_svg(f, ln, nn, lb, nb);
+		if (fclose(f) != 0) {
+			kp_error("%s: cannot write", svg);
+			goto fail;
+		}
+		printf("\ndiff: the differential flame graph is in %s\n", svg);
+	}
+	status = fflush(stdout) == 0 ? moved : 2;
+	goto out;
+fail:
+	fprintf(stderr, "kprof: %s\n", kp_lasterror());
+out:
+	for (size_t i = 0; i < nv; i++)
+		free(v[i].name);
+	for (size_t i = 0; i < ns; i++)
+		free(st[i].name);
+	free(v);
+	free(st);
+	if (lb)
+		folded_free(lb, nb);
+	if (ln)
+		folded_free(ln, nn);
+	pipe_close(&base);
+	pipe_close(&now);
+	return status;
+}
