@@ -8,7 +8,19 @@
 # build/npm (npm and Debian's python3-jsonschema from apt when missing);
 # prints the schema's path. tools/deps.sh go: Debian's golang-go, whose
 # `go tool pprof` reads the pprof export; prints go's path.
+# tools/deps.sh chromium: Debian's chromium, which the flame graph's
+# browser test renders the SVG with (headless); prints chromium's path.
 set -u
+
+if [ "${1-}" = chromium ]; then
+	if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+			{ apt-get update -qq >/dev/null 2>&1 &&
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }
+	fi
+	command -v chromium || { echo "deps: no chromium: apt-get install chromium" >&2; exit 1; }
+	exit 0
+fi
 
 if [ "${1-}" = go ]; then
 	if ! command -v go >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -65,7 +65,8 @@ class Stacks:
     the command line; the dump (/dev/stacks) exported. The report is the
     flat one of the leaves, and beside the dump the folded stacks
     (flame.folded), the flame graph (flame.svg), speedscope's JSON
-    (flame.speedscope.json) and pprof's profile (flame.pb.gz)."""
+    (flame.speedscope.json), pprof's profile (flame.pb.gz) and perf's
+    (perf.data, for perf script and perf report with --vmlinux)."""
     name = "stacks"
     files = ["dev/stacks"]
 
@@ -83,14 +84,18 @@ class Stacks:
         dump = os.path.join(out, "dev", "stacks")
         made = []
         for fmt, name in (("folded", "flame.folded"), ("flamegraph", "flame.svg"),
-                          ("speedscope", "flame.speedscope.json"), ("pprof", "flame.pb.gz")):
+                          ("speedscope", "flame.speedscope.json"), ("pprof", "flame.pb.gz"),
+                          ("perf", "perf.data")):
             with open(os.path.join(out, name), "wb") as f:
                 subprocess.run([KPROF, "--format", fmt] + self.elfs() + [KERNEL, dump], stdout=f,
                                cwd=TOP, check=False)
             made.append(rel(os.path.join(out, name)))
         print("profile: folded stacks %s, flame graph %s (open it in a browser), speedscope %s, "
-              "pprof %s (go tool pprof)" % tuple(made))
-        return [["head", "-n", "20", os.path.join(out, "flame.folded")],
+              "pprof %s (go tool pprof), perf %s (perf script -i %s --vmlinux %s)"
+              % (tuple(made) + (made[-1], rel(KERNEL))))
+        perf = [["sh", "-c", "perf script -i %s --vmlinux %s 2>&1 | head -n 24" % (made[-1], rel(KERNEL))]] \
+            if shutil.which("perf") else []
+        return [["head", "-n", "20", os.path.join(out, "flame.folded")]] + perf + [
                 [KPROF] + kprof_args + ["--top", "15"] + self.elfs() + [KERNEL, dump]]
 
 

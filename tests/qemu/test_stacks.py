@@ -107,6 +107,33 @@ def pprof_top(dump_path, *base):
     return flat, int(total.group(1)) if total else None, traces
 
 
+def perf_script(dump_path):
+    """kprof's perf.data of a dump, read back by the installed perf script:
+    {folded stack: samples}, the kernel's frames suffixed _[k] as in
+    kprof's folded output, and the header's arch."""
+    data = dump_path + ".perf.data"
+    with open(data, "wb") as f:
+        r = subprocess.run([KPROF, "--format", "perf", "--elf", STACKWORK, KERNEL, dump_path], stdout=f,
+                           stderr=subprocess.PIPE, text=False, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["perf", "script", "-i", data, "--vmlinux", KERNEL], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    stacks = {}
+    for block in r.stdout.strip("\n").split("\n\n"):
+        head, *frames = block.split("\n")
+        names = []
+        for fr in frames:
+            mt = re.match(r"^\s+[0-9a-f]+ (\S+?)(?:\+0x[0-9a-f]+)? \((.*)\)$", fr)
+            assert mt, fr
+            names.append(mt.group(1) + ("_[k]" if mt.group(2) == "[kernel.kallsyms]" else ""))
+        key = ";".join([head.split()[0]] + names[::-1])
+        stacks[key] = stacks.get(key, 0) + 1
+    hdr = subprocess.run(["perf", "script", "-i", data, "--header-only"], capture_output=True, text=True)
+    arch = re.search(r"^# arch : (\S+)", hdr.stdout, re.M)
+    return stacks, arch and arch.group(1)
+
+
 def run_stacks(m, line, setup=""):
     """Profiles one command line with the stack engine; the dump's path on the host."""
     m.run("echo clear > /dev/stackctl")
@@ -144,8 +171,9 @@ def stacks_call_tree(m):
     """main -> a -> b -> leaf twice as long as main -> c -> leaf: exactly
     those two stacks (with crt0's _start under main), in that ratio within
     noise, and drawn so in kprof's flame graph, speedscope's JSON and
-    pprof's profile; --callers leaf and --callees main name the tree's
-    edges; and a system call's kernel frames sit on its exact user stack."""
+    pprof's profile, and perf script reads the same stacks from kprof's
+    perf.data; --callers leaf and --callees main name the tree's edges;
+    and a system call's kernel frames sit on its exact user stack."""
     m.wait_prompt()
     run_stacks(m, "stackwork tree 40")
     run_stacks(m, "stackwork sys 30")
@@ -179,6 +207,12 @@ def stacks_call_tree(m):
     assert kern and all(k.endswith("sys_kwork_[k];kwork_loop_[k]") for k in kern
                         if "kwork_loop" in k), lines
     assert sum(lines[k] for k in kern if k.endswith("kwork_loop_[k]")) > 20, lines
+    # perf script reads kprof's perf.data: the same stacks, the same samples
+    for dump in (tree, sysc):
+        want = {k: v for k, v in folded(dump).items() if k.startswith("stackwork;")}
+        got, arch = perf_script(dump)
+        assert arch == "i386", arch
+        assert {k: v for k, v in got.items() if k.startswith("stackwork;")} == want, (got, want)
 
 
 @test("stacks_broken_user_stacks", timeout=180, icount=True)

@@ -29,6 +29,7 @@
 	X(flamegraph) \
 	X(speedscope) \
 	X(pprof) \
+	X(perf) \
 	X(calls)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
