@@ -203,18 +203,20 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<style>text { font: 12px monospace; fill: #000; pointer-events: none; } "
-		".f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }</style>\n"
+		".f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; } "
+		"text.b { pointer-events: auto; cursor: pointer; }</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fbf8ef\"/>\n"
-		"<text x=\"%d\" y=\"24\" style=\"font-size:17px\" text-anchor=\"middle\" onclick=\"reset()\">"
+		"<text x=\"%d\" y=\"24\" style=\"font-size:17px\" text-anchor=\"middle\" class=\"b\" onclick=\"reset()\">"
 		"%s: %ju samples</text>\n"
-		"<text x=\"%d\" y=\"24\" text-anchor=\"end\" onclick=\"search()\">Search</text>\n"
+		"<text x=\"%d\" y=\"24\" text-anchor=\"end\" class=\"b\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		WIDTH, height, WIDTH, height, WIDTH / 2,
 		base ? "Differential flame graph (red: grew, blue: shrank)" : "Flame graph",
 		(uintmax_t)root->value, WIDTH - PAD, WIDTH - PAD, height - 6);
-	fprintf(out, script, WIDTH, PAD, PAD + 40 + (levels - 1) * ROW);
 	if (root->value)
 		draw(out, root, PAD, 0, levels, scale, root->value, base ? (root->base ? root->base : 1) : 0);
+	/* after the boxes: it finds them when it runs */
+	fprintf(out, script, WIDTH, PAD, PAD + 40 + (levels - 1) * ROW);
 	fprintf(out, "</svg>\n");
 	free_tree(root);
 }
