@@ -192,13 +192,21 @@ def expected_from_folded(folded_text, boxes, svg_w):
         for d in range(1, len(frames) + 1):
             key = tuple(frames[:d])
             paths[key] = paths.get(key, 0) + int(n)
-    # the boxes are written depth first, children after their parent: rebuild their paths
-    exp, stack = {}, []
+    # each box's path from the geometry, in whatever order the boxes are
+    # written: its parent is the box one row below that spans it
+    exp, path = {}, {}
     ys = sorted({b[3] for b in boxes}, reverse=True)
-    for i, (name, _, x, y, bw, _) in enumerate(boxes):
+    for i in sorted(range(len(boxes)), key=lambda i: ys.index(boxes[i][3])):
+        name, _, x, y, bw, _ = boxes[i]
         depth = ys.index(y)
-        stack[depth:] = [name]
-        n = total if depth == 0 else paths.get(tuple(stack[1:]), 0)
+        if depth == 0:
+            path[i] = ()
+        else:
+            up = [k for k in path if ys.index(boxes[k][3]) == depth - 1 and
+                  boxes[k][2] <= x + 0.01 and boxes[k][2] + boxes[k][4] >= x + bw - 0.01]
+            assert len(up) == 1, "box %s at x=%.2f: %d boxes under it" % (name, x, len(up))
+            path[i] = path[up[0]] + (name,)
+        n = total if depth == 0 else paths.get(path[i], 0)
         exp[i] = n * (svg_w - 20) / total
     return exp
 

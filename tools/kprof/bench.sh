@@ -90,3 +90,34 @@ echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, re
 echo "| kprof --lines: same bins to file:line | $t_lines ms | host wall-clock, $(spread $s_lines); libdwfl's line lookup (dwfl_module_getsrc) per nonzero bin |"
 echo "| addr2line -f -e ELF: the same $naddr addresses | $t_a2l ms | host wall-clock, $(spread $s_a2l); same run; function + file:line per address |"
 echo "| addr2line / kprof | $(awk -v a=$t_a2l -v k=$t_kprof 'BEGIN { printf "%.1fx", k ? a / k : 0 }') | ratio of the medians on this host ($(nproc) CPUs) |"
+
+# Stacks: 100,000 distinct stacks 16 frames deep (8 kernel frames over 8
+# user frames, each a random function of the same ELF, which stands for
+# the kernel and for a program), through each of the five stack formats.
+python3 - "$ELF" "$DIR" <<'PYEOF'
+import random, struct, subprocess, sys
+elf, out = sys.argv[1], sys.argv[2]
+bid = bytes.fromhex(subprocess.check_output(["readelf", "-n", elf], text=True).split("Build ID: ")[1].split()[0])
+funcs = sorted(int(l.split()[0], 16) for l in subprocess.check_output(["nm", elf], text=True).splitlines()
+               if len(l.split()) == 3 and l.split()[1] in "tT" and l.split()[2].startswith("f"))
+mods = b""
+for path in (b"kernel", b"/bin/big"):
+    m = struct.pack("<QHHI", 0, len(bid), len(path), 0) + bid + path
+    mods += m + b"\0" * (-len(m) % 8)
+hdr = struct.pack("<8sHHIIIQ", b"KPROFDMP", 1, 6, 1000000, 2, 32 + len(mods), 0)
+rng, seen, recs = random.Random(1), set(), []
+while len(recs) < 100000:
+    fr = tuple(rng.choice(funcs) + 8 for _ in range(16))
+    if fr in seen:
+        continue
+    seen.add(fr)
+    recs.append(struct.pack("<IIHBBIII", 1 + len(recs) % 7, 2, 1, 8, 8, 0, 0, 0) + struct.pack("<16I", *fr))
+samples = sum(1 + i % 7 for i in range(len(recs)))
+with open(out + "/stacks", "wb") as f:
+    f.write(hdr + mods + struct.pack("<8I", len(recs), 16, samples, 0, 0, 0, 0, 0) + b"".join(recs))
+PYEOF
+for fmt in folded flamegraph speedscope pprof perf; do
+	s=$(timings "$KPROF" --format $fmt --elf "$ELF" "$ELF" "$DIR/stacks")
+	mem=$( { /usr/bin/time -f '%M' "$KPROF" --format $fmt --elf "$ELF" "$ELF" "$DIR/stacks" > /dev/null; } 2>&1 | tail -1)
+	echo "| kprof --format $fmt: 100,000 distinct stacks, 16 frames | $(med $s) ms, $(( mem / 1024 )) MiB | host wall-clock, $(spread $s); peak RSS; goal < 200 ms and < 100 MiB |"
+done

@@ -26,6 +26,17 @@ const char *kp_lasterror(void);
 void *kp_calloc(size_t n, size_t size);    /* exits 2 when out of memory */
 void *kp_reallocarray(void *p, size_t n, size_t size);
 char *kp_strdup(const char *s);
+
+/* A table of strings, each once, by index (a hash table over them): the
+ * names of frames and functions in the writers. */
+struct strtab {
+	char **v;
+	size_t n, cap;
+	size_t *hash;                  /* open addressing: index + 1, 0 free */
+	size_t nhash;
+};
+size_t strtab_index(struct strtab *t, const char *s);   /* adds it the first time */
+void strtab_free(struct strtab *t);
 char *kp_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
@@ -238,11 +249,19 @@ void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);
 
+struct namecache {                 /* frame_name's answers, by (module, address, leaf) */
+	uint64_t *addr;
+	uint32_t *mod;                 /* module << 1 | leaf, + 1; 0: an empty slot */
+	const char **name;
+	size_t n, cap;                 /* cap: a power of two */
+};
+
 struct symbolizer {                /* the ELFs, and which one each module is */
 	struct kelf *elfs;
 	size_t n;
 	long *of;                      /* [sample set module]: index into elfs, -1 for none */
 	size_t nof;
+	struct namecache names;
 };
 
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
@@ -368,7 +387,7 @@ void folded_free(struct fline *lines, size_t n);
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
 /* a frame's name: its symbol (a frame below the leaf by its call, the
  * byte before its return address), or [unknown] */
-const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf);
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
 /* a stack's root: its program's name, "idle", or [unknown] */
 const char *stack_root(const struct sampleset *ss, size_t i);
 const struct writer *writer_named(const char *name);

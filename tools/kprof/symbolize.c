@@ -427,5 +427,8 @@ void symbolizer_close(struct symbolizer *sy)
 		kelf_close(&sy->elfs[i]);
 	free(sy->elfs);
 	free(sy->of);
+	free(sy->names.addr);
+	free(sy->names.mod);
+	free(sy->names.name);
 	memset(sy, 0, sizeof *sy);
 }

@@ -201,3 +201,47 @@ void kp_chomp(char *line)
 	if (n && line[n - 1] == '\r')
 		line[n - 1] = '\0';
 }
+
+static size_t fnv(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+size_t strtab_index(struct strtab *t, const char *s)
+{
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nhash) {        /* grow: rehash every string */
+		free(t->hash);
+		t->nhash = t->nhash ? 2 * t->nhash : 256;
+		t->hash = kp_calloc(t->nhash, sizeof *t->hash);
+		for (size_t i = 0; i < t->n; i++) {
+			for (h = fnv(t->v[i]) & (t->nhash - 1); t->hash[h]; h = (h + 1) & (t->nhash - 1))
+				;
+			t->hash[h] = i + 1;
+		}
+	}
+	for (h = fnv(s) & (t->nhash - 1); t->hash[h]; h = (h + 1) & (t->nhash - 1))
+		if (!strcmp(t->v[t->hash[h] - 1], s))
+			return t->hash[h] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
+	}
+	t->v[t->n] = kp_strdup(s);
+	t->hash[h] = t->n + 1;
+	return t->n++;
+}
+
+void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->hash);
+	memset(t, 0, sizeof *t);
+}

@@ -15,48 +15,22 @@
 #define ROW     16
 #define MINW    0.1             /* narrower boxes are not drawn */
 
-struct node {
-	char *name;
-	uint64_t value, base;           /* samples; and in the base profile (a difference) */
-	struct node **kids;
-	size_t nkids, cap;
+/* A frame of the graph while its run of lines lasts: the lines are
+ * sorted, so the lines under one frame are consecutive, and a frame is
+ * drawn when the run ends (flamegraph.pl's flow), with no tree kept:
+ * memory is one frame per level, however many stacks there are. */
+struct openframe {
+	const char *name;               /* into the line's text, len bytes */
+	size_t len;
+	uint64_t start, value, base;    /* where it starts (samples); its samples; in the base */
 };
 
-static struct node *child(struct node *n, const char *name, size_t len)
-{
-	for (size_t i = 0; i < n->nkids; i++)
-		if (strlen(n->kids[i]->name) == len && !strncmp(n->kids[i]->name, name, len))
-			return n->kids[i];
-	if (n->nkids == n->cap) {
-		n->cap = n->cap ? 2 * n->cap : 4;
-		n->kids = kp_reallocarray(n->kids, n->cap, sizeof *n->kids);
-	}
-	n->kids[n->nkids] = kp_calloc(1, sizeof **n->kids);
-	n->kids[n->nkids]->name = kp_calloc(len + 1, 1);
-	memcpy(n->kids[n->nkids]->name, name, len);
-	return n->kids[n->nkids++];
-}
-
-static int depth(const struct node *n)
-{
-	int d = 0;
-
-	for (size_t i = 0; i < n->nkids; i++) {
-		int k = depth(n->kids[i]);
-		if (k > d)
-			d = k;
-	}
-	return d + 1;
-}
-
-static void free_tree(struct node *n)
-{
-	for (size_t i = 0; i < n->nkids; i++)
-		free_tree(n->kids[i]);
-	free(n->kids);
-	free(n->name);
-	free(n);
-}
+struct canvas {
+	FILE *out;
+	int levels;
+	double scale;
+	uint64_t total, btotal;         /* btotal: a difference's base total, else 0 */
+};
 
 /* the name escaped for XML */
 static void xml(FILE *out, const char *s)
@@ -89,55 +63,51 @@ static void colour(const char *name, char *buf, size_t n)
 /* A difference's colour: red for a frame that grew, blue for one that
  * shrank, by its share of the new total against its share of the base's,
  * white for none (Gregg's differential flame graphs). */
-static void diff_colour(const struct node *n, uint64_t total, uint64_t btotal, char *buf, size_t len)
+static void diff_colour(uint64_t value, uint64_t base, uint64_t total, uint64_t btotal, char *buf, size_t len)
 {
-	double now = total ? (double)n->value / total : 0, then = btotal ? (double)n->base / btotal : 0;
+	double now = total ? (double)value / total : 0, then = btotal ? (double)base / btotal : 0;
 	double d = now - then, k = d > 0 ? d / (now ? now : 1) : -d / (then ? then : 1);
 	unsigned v = 255 - (unsigned)(200 * (k > 1 ? 1 : k));
 
 	snprintf(buf, len, d > 0 ? "rgb(255,%u,%u)" : "rgb(%u,%u,255)", v, v);
 }
 
-static void draw(FILE *out, const struct node *n, double x, int level, int levels, double scale,
-		 uint64_t total, uint64_t btotal)
+static void box(const struct canvas *c, const struct openframe *f, int level)
 {
-	double w = n->value * scale, y = PAD + 40 + (double)(levels - level - 1) * ROW;
-	char fill[32];
+	double w = f->value * c->scale, x = PAD + f->start * c->scale;
+	double y = PAD + 40 + (double)(c->levels - level - 1) * ROW;
+	char fill[32], *name;
 
 	if (w < MINW)
-		return;
-	if (btotal)
-		diff_colour(n, total, btotal, fill, sizeof fill);
+		return;                 /* and so are the frames above it */
+	name = kp_calloc(f->len + 1, 1);
+	memcpy(name, f->name, f->len);
+	if (c->btotal)
+		diff_colour(f->value, f->base, c->total, c->btotal, fill, sizeof fill);
 	else
-		colour(n->name, fill, sizeof fill);
-	fprintf(out, "<g class=\"f\"><title>");
-	xml(out, n->name);
-	if (btotal)
-		fprintf(out, " (%ju samples, %.2f%%; was %ju, %.2f%%)", (uintmax_t)n->value,
-			100.0 * n->value / total, (uintmax_t)n->base, 100.0 * n->base / btotal);
+		colour(name, fill, sizeof fill);
+	fprintf(c->out, "<g class=\"f\"><title>");
+	xml(c->out, name);
+	if (c->btotal)
+		fprintf(c->out, " (%ju samples, %.2f%%; was %ju, %.2f%%)", (uintmax_t)f->value,
+			100.0 * f->value / c->total, (uintmax_t)f->base, 100.0 * f->base / c->btotal);
 	else
-		fprintf(out, " (%ju samples, %.2f%%)", (uintmax_t)n->value, 100.0 * n->value / total);
-	fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+		fprintf(c->out, " (%ju samples, %.2f%%)", (uintmax_t)f->value, 100.0 * f->value / c->total);
+	fprintf(c->out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 		x, y, w, ROW - 1, fill, x + 3, y + ROW - 4);
 	if (w > 30) {
-		size_t fit = (size_t)((w - 6) / 7), len = strlen(n->name);
-		char *s = kp_calloc(len + 1, 1);
+		size_t fit = (size_t)((w - 6) / 7);
 
-		memcpy(s, n->name, len);
-		if (len > fit) {
-			s[fit > 2 ? fit - 2 : 0] = '\0';
+		if (f->len > fit) {
+			name[fit > 2 ? fit - 2 : 0] = '\0';
 			if (fit > 2)
-				strcat(s, "..");
+				strcat(name, "..");
 		}
-		xml(out, s);
-		free(s);
+		xml(c->out, name);
 	}
-	fprintf(out, "</text></g>\n");
-	for (size_t i = 0; i < n->nkids; i++) {
-		draw(out, n->kids[i], x, level + 1, levels, scale, total, btotal);
-		x += n->kids[i]->value * scale;
-	}
+	fprintf(c->out, "</text></g>\n");
+	free(name);
 }
 
 /* zoom (click) and search, a few lines as flamegraph.pl has */
@@ -168,37 +138,54 @@ static const char script[] =
 	"for (var i = 0; i < fr.length; i++) fr[i].onclick = function () { zoom(this); };\n"
 	"]]></script>\n";
 
-/* adds the lines to the tree: as its values, or (base) as its base values;
- * a path only the base has is not drawn (the widths are the new profile's) */
-static void grow(struct node *root, const struct fline *lines, size_t n, int base)
+/* the frames of a line: its components, ';' between them */
+static size_t levels_of(const char *s)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct node *at = root;
-		const char *s = lines[i].text;
+	size_t n = 1;
 
-		*(base ? &root->base : &root->value) += lines[i].count;
-		while (*s) {
-			size_t len = strcspn(s, ";");
-			at = child(at, s, len);
-			*(base ? &at->base : &at->value) += lines[i].count;
-			s += len + (s[len] == ';');
-		}
-	}
+	for (; *s; s++)
+		n += *s == ';';
+	return n;
+}
+
+/* the two sorted lists as one: the next line's text and its samples in
+ * each; a line only the base has adds to its frames' base alone */
+static const char *next_line(const struct fline *a, size_t na, size_t *i, const struct fline *b, size_t nb,
+			     size_t *j, uint64_t *v, uint64_t *bv)
+{
+	int c;
+
+	if (*i == na && *j == nb)
+		return NULL;
+	c = *i == na ? 1 : *j == nb ? -1 : strcmp(a[*i].text, b[*j].text);
+	*v = c <= 0 ? a[*i].count : 0;
+	*bv = c >= 0 ? b[*j].count : 0;
+	if (c == 0)
+		(*j)++;                 /* in both: one line */
+	return c <= 0 ? a[(*i)++].text : b[(*j)++].text;
 }
 
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase)
 {
-	struct node *root = kp_calloc(1, sizeof *root);
-	int levels, height;
-	double scale;
+	struct canvas c = { out, 1, 0, 0, 0 };
+	struct openframe *open;
+	size_t i = 0, j = 0, depth = 0, maxlev = 1;
+	uint64_t v, bv, cum = 0, btotal = 0;
+	const char *t;
+	int height;
 
-	root->name = kp_strdup("all");
-	grow(root, lines, n, 0);
-	if (base)
-		grow(root, base, nbase, 1);
-	levels = depth(root);
-	height = 2 * PAD + 40 + levels * ROW + 20;
-	scale = root->value ? (double)(WIDTH - 2 * PAD) / root->value : 0;
+	for (size_t k = 0; k < n; k++) {
+		c.total += lines[k].count;
+		maxlev = levels_of(lines[k].text) > maxlev ? levels_of(lines[k].text) : maxlev;
+	}
+	for (size_t k = 0; k < nbase; k++) {
+		btotal += base[k].count;
+		maxlev = levels_of(base[k].text) > maxlev ? levels_of(base[k].text) : maxlev;
+	}
+	c.levels = (int)maxlev + 1;             /* and "all" under them */
+	c.btotal = base ? (btotal ? btotal : 1) : 0;
+	c.scale = c.total ? (double)(WIDTH - 2 * PAD) / c.total : 0;
+	height = 2 * PAD + 40 + c.levels * ROW + 20;
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n"
@@ -212,13 +199,42 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 		"<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		WIDTH, height, WIDTH, height, WIDTH / 2,
 		base ? "Differential flame graph (red: grew, blue: shrank)" : "Flame graph",
-		(uintmax_t)root->value, WIDTH - PAD, WIDTH - PAD, height - 6);
-	if (root->value)
-		draw(out, root, PAD, 0, levels, scale, root->value, base ? (root->base ? root->base : 1) : 0);
+		(uintmax_t)c.total, WIDTH - PAD, WIDTH - PAD, height - 6);
+	open = kp_calloc(maxlev + 1, sizeof *open);
+	open[0] = (struct openframe){ "all", 3, 0, 0, 0 };
+	while ((t = next_line(lines, n, &i, base, nbase, &j, &v, &bv))) {
+		size_t d = 0, k;
+		const char *s = t;
+
+		/* the frames this line shares with the open ones */
+		while (d < depth && *s) {
+			size_t len = strcspn(s, ";");
+			if (len != open[d + 1].len || memcmp(s, open[d + 1].name, len))
+				break;
+			d++;
+			s += len + (s[len] == ';');
+		}
+		for (; depth > d; depth--)              /* the runs that end here */
+			box(&c, &open[depth], (int)depth);
+		for (; *s; depth++) {                   /* the frames that start */
+			size_t len = strcspn(s, ";");
+			open[depth + 1] = (struct openframe){ s, len, cum, 0, 0 };
+			s += len + (s[len] == ';');
+		}
+		for (k = 0; k <= depth; k++) {
+			open[k].value += v;
+			open[k].base += bv;
+		}
+		cum += v;
+	}
+	for (; depth > 0; depth--)
+		box(&c, &open[depth], (int)depth);
+	if (c.total)
+		box(&c, &open[0], 0);
+	free(open);
 	/* after the boxes: it finds them when it runs */
-	fprintf(out, script, WIDTH, PAD, PAD + 40 + (levels - 1) * ROW);
+	fprintf(out, script, WIDTH, PAD, PAD + 40 + (c.levels - 1) * ROW);
 	fprintf(out, "</svg>\n");
-	free_tree(root);
 }
 
 static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,

@@ -26,7 +26,7 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-const char *frame_name(const struct symbolizer *sy, const struct frame *f, int leaf)
+static const char *lookup_name(const struct symbolizer *sy, const struct frame *f, int leaf)
 {
 	const struct kelf *ke;
 	const struct krange *r;
@@ -36,6 +36,51 @@ const char *frame_name(const struct symbolizer *sy, const struct frame *f, int l
 	ke = &sy->elfs[sy->of[f->mod]];
 	r = kelf_range(ke, leaf ? f->addr : f->addr - 1, NULL);
 	return r ? ke->syms[r->sym].name : "[unknown]";
+}
+
+static size_t slot_of(const struct namecache *c, uint64_t addr, uint32_t key)
+{
+	uint64_t h = (addr ^ (uint64_t)key << 40) * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 20) & (c->cap - 1);
+
+	while (c->mod[i] && (c->mod[i] != key || c->addr[i] != addr))
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+/* A frame's function name; the same frame (a big profile has many) is
+ * looked up once: the answers are kept in the symbolizer. */
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	struct namecache *c = &sy->names;
+	uint32_t key = (f->mod << 1 | (leaf != 0)) + 1;
+	size_t i;
+
+	if (c->n * 2 >= c->cap) {               /* grow: half full at most */
+		struct namecache old = *c;
+		c->cap = c->cap ? 2 * c->cap : 1024;
+		c->addr = kp_calloc(c->cap, sizeof *c->addr);
+		c->mod = kp_calloc(c->cap, sizeof *c->mod);
+		c->name = kp_calloc(c->cap, sizeof *c->name);
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.mod[k]) {
+				i = slot_of(c, old.addr[k], old.mod[k]);
+				c->addr[i] = old.addr[k];
+				c->mod[i] = old.mod[k];
+				c->name[i] = old.name[k];
+			}
+		free(old.addr);
+		free(old.mod);
+		free(old.name);
+	}
+	i = slot_of(c, f->addr, key);
+	if (!c->mod[i]) {
+		c->addr[i] = f->addr;
+		c->mod[i] = key;
+		c->name[i] = lookup_name(sy, f, leaf);
+		c->n++;
+	}
+	return c->name[i];
 }
 
 static void append(char **s, size_t *len, size_t *cap, const char *part)

@@ -38,6 +38,7 @@
 #define NAME_ALIGN      64             /* a feature's string is padded to this */
 #define KERNEL_MMAP    "[kernel.kallsyms]_text"
 #define KERNEL_DSO     "[kernel.kallsyms]"
+#define TIME_AT        (sizeof(struct perf_event_header) + 16)   /* a sample's time: after ip, pid, tid */
 #ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)       /* newer linux/perf_event.h have it */
 #endif
@@ -202,7 +203,8 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 {
 	struct file_header fh;
 	struct file_attr fa;
-	struct buf data = { 0 }, feat = { 0 };
+	struct buf data = { 0 }, feat = { 0 }, rec = { 0 };
+	uint64_t samples_size = 0;
 	size_t n = sampleset_nstacks(ss);
 	uint64_t period = ss->hz > 0 ? (uint64_t)(1e9 / ss->hz) : 1000000, time = 0;
 	uint32_t *pid_of_mod = kp_calloc(ss->nmods + 1, sizeof *pid_of_mod);
@@ -257,68 +259,82 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 		}
 	}
 
-	/* a sample per tick */
-	for (size_t i = 0; i < n; i++) {
-		struct frame one;
-		uint32_t nfr, nk = 0;
-		uint64_t w;
-		const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
-		const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
-		int idle = st && (st->flags & STK_IDLE);
-		uint32_t pid = idle || !st ? 0 : st->pid;
-		uint64_t nchain;
-		size_t size;
-
-		if (idle)
-			nfr = 0;
-		while (nk < nfr && f[nk].mod == 0)
-			nk++;
-		nchain = nfr + (nk > 0) + (nfr > nk);
-		size = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + 8 + 8 * nchain;
-		if (size > UINT16_MAX)
-			continue;       /* cannot be: 127 frames at most */
-		for (uint64_t t = 0; t < w; t++) {
-			record_header(&data, PERF_RECORD_SAMPLE,
-				      nk > 0 || nfr == 0 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, size);
-			put64(&data, nfr ? f[0].addr : 0);
-			put32(&data, pid);
-			put32(&data, pid);
-			put64(&data, time += period);
-			put64(&data, period);
-			put64(&data, nchain);
-			if (nk)
-				put64(&data, PERF_CONTEXT_KERNEL);
-			for (uint32_t k = 0; k < nfr; k++) {
-				if (k == nk)
-					put64(&data, PERF_CONTEXT_USER);
-				put64(&data, f[k].addr);
-			}
-		}
-	}
-
-	/* the feature sections: a table of where each is, in bit order, then them */
+	/* the feature sections, after the data: a table of where each is, in
+	 * bit order, then them */
 	build_ids(&feat, sy, ss, pid_of_mod);
 	sect[0].size = feat.len;
 	put32(&feat, (uint32_t)padded_len("i386", NAME_ALIGN));
 	put_padded(&feat, "i386", NAME_ALIGN);
 	sect[1].size = feat.len - sect[0].size;
-
 	memcpy(fh.magic, PERF_MAGIC, 8);
 	fh.size = sizeof fh;
 	fh.attr_size = sizeof fa;
 	fh.attrs = (struct file_section){ sizeof fh, sizeof fa };
-	fh.data = (struct file_section){ sizeof fh + sizeof fa, data.len };
 	fh.features[0] = 1ull << HEADER_BUILD_ID | 1ull << HEADER_ARCH;
-	sect[0].offset = fh.data.offset + data.len + sizeof sect;
-	sect[1].offset = sect[0].offset + sect[0].size;
-	fwrite(&fh, sizeof fh, 1, out);
-	fwrite(&fa, sizeof fa, 1, out);
-	if (data.len)
-		fwrite(data.p, data.len, 1, out);
+
+	/* a sample per tick, streamed: their size first, for the header */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			struct frame one;
+			uint32_t nfr, nk = 0;
+			uint64_t w;
+			const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
+			const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+			int idle = st && (st->flags & STK_IDLE);
+			uint32_t pid = idle || !st ? 0 : st->pid;
+			uint64_t nchain;
+			size_t size;
+
+			if (idle)
+				nfr = 0;
+			while (nk < nfr && f[nk].mod == 0)
+				nk++;
+			nchain = nfr + (nk > 0) + (nfr > nk);
+			size = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + 8 + 8 * nchain;
+			if (size > UINT16_MAX)
+				continue;       /* cannot be: 127 frames at most */
+			if (pass == 0) {
+				samples_size += w * size;
+				continue;
+			}
+			/* the record once, written once a tick with its time */
+			rec.len = 0;
+			record_header(&rec, PERF_RECORD_SAMPLE,
+				      nk > 0 || nfr == 0 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, size);
+			put64(&rec, nfr ? f[0].addr : 0);
+			put32(&rec, pid);
+			put32(&rec, pid);
+			put64(&rec, 0);                 /* the time */
+			put64(&rec, period);
+			put64(&rec, nchain);
+			if (nk)
+				put64(&rec, PERF_CONTEXT_KERNEL);
+			for (uint32_t k = 0; k < nfr; k++) {
+				if (k == nk)
+					put64(&rec, PERF_CONTEXT_USER);
+				put64(&rec, f[k].addr);
+			}
+			for (uint64_t t = 0; t < w; t++) {
+				time += period;
+				memcpy(rec.p + TIME_AT, &time, sizeof time);
+				fwrite(rec.p, rec.len, 1, out);
+			}
+		}
+		if (pass == 0) {
+			fh.data = (struct file_section){ sizeof fh + sizeof fa, data.len + samples_size };
+			sect[0].offset = fh.data.offset + fh.data.size + sizeof sect;
+			sect[1].offset = sect[0].offset + sect[0].size;
+			fwrite(&fh, sizeof fh, 1, out);
+			fwrite(&fa, sizeof fa, 1, out);
+			if (data.len)
+				fwrite(data.p, data.len, 1, out);
+		}
+	}
 	fwrite(sect, sizeof sect, 1, out);
 	fwrite(feat.p, feat.len, 1, out);
 	r = ferror(out) ? -1 : 0;
 	free(data.p);
+	free(rec.p);
 	free(feat.p);
 	free(pids);
 	free(pid_of_mod);

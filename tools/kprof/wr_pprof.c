@@ -19,38 +19,43 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
-/* the string table, each string once */
-struct strings {
-	char **v;
-	size_t n, cap;
-};
-
-static int64_t str(struct strings *t, const char *s)
+static int64_t str(struct strtab *t, const char *s)
 {
-	for (size_t i = 0; i < t->n; i++)        /* few: names of functions and files */
-		if (!strcmp(t->v[i], s))
-			return (int64_t)i;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
-	}
-	t->v[t->n] = kp_strdup(s);
-	return (int64_t)t->n++;
+	return (int64_t)strtab_index(t, s);
 }
 
-/* a key of (module, address or symbol) to a 1-based id */
+/* a key of (module, address or symbol) to a 1-based id, by a hash */
 struct ids {
 	uint64_t *key;
 	uint32_t *mod;
 	size_t n, cap;
+	size_t *hash;                  /* open addressing: id, 0 free */
+	size_t nhash;
 };
+
+static size_t id_hash(const struct ids *t, uint32_t mod, uint64_t key)
+{
+	return (size_t)(((key ^ (uint64_t)mod << 48) * 0x9E3779B97F4A7C15ull) >> 24) & (t->nhash - 1);
+}
 
 static size_t id_of(struct ids *t, uint32_t mod, uint64_t key, int *made)
 {
-	for (size_t i = t->n; i-- > 0;)
-		if (t->key[i] == key && t->mod[i] == mod) {
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nhash) {
+		free(t->hash);
+		t->nhash = t->nhash ? 2 * t->nhash : 1024;
+		t->hash = kp_calloc(t->nhash, sizeof *t->hash);
+		for (size_t i = 0; i < t->n; i++) {
+			for (h = id_hash(t, t->mod[i], t->key[i]); t->hash[h]; h = (h + 1) & (t->nhash - 1))
+				;
+			t->hash[h] = i + 1;
+		}
+	}
+	for (h = id_hash(t, mod, key); t->hash[h]; h = (h + 1) & (t->nhash - 1))
+		if (t->key[t->hash[h] - 1] == key && t->mod[t->hash[h] - 1] == mod) {
 			*made = 0;
-			return i + 1;
+			return t->hash[h];
 		}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 256;
@@ -59,6 +64,7 @@ static size_t id_of(struct ids *t, uint32_t mod, uint64_t key, int *made)
 	}
 	t->key[t->n] = key;
 	t->mod[t->n] = mod;
+	t->hash[h] = t->n + 1;
 	*made = 1;
 	return ++t->n;
 }
@@ -89,7 +95,7 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
 	ValueType types[2], period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	ValueType *typep[2] = { &types[0], &types[1] };
-	struct strings st = { 0 };
+	struct strtab st = { 0 };
 	struct ids locs = { 0 }, fns = { 0 };
 	size_t n = sampleset_nstacks(ss), nsamp = 0, cap_l = 0, cap_f = 0;
 	Sample *samples = kp_calloc(n ? n : 1, sizeof *samples), **samplep = kp_calloc(n ? n : 1, sizeof *samplep);
@@ -211,11 +217,10 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		free(samples[i].location_id);
 		free(samples[i].value);
 	}
-	for (size_t i = 0; i < st.n; i++)
-		free(st.v[i]);
-	free(st.v);
+	strtab_free(&st);
 	free(samples), free(samplep), free(maps), free(mapp), free(lv), free(lp), free(lines);
 	free(linep), free(fv), free(fp), free(locs.key), free(locs.mod), free(fns.key), free(fns.mod);
+	free(locs.hash), free(fns.hash);
 	if (r < 0)
 		kp_error("writing the pprof profile failed");
 	return r;

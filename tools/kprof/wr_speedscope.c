@@ -9,48 +9,6 @@
 
 #include "kprof.h"
 
-struct names {                  /* the shared frames, each name once */
-	char **v;
-	size_t n, cap;
-	size_t *hash;           /* open addressing: index + 1, 0 free */
-	size_t nhash;
-};
-
-static size_t fnv(const char *s)
-{
-	size_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static size_t name_index(struct names *t, const char *name)
-{
-	size_t h;
-
-	if (2 * (t->n + 1) > t->nhash) {        /* grow: rehash every name */
-		free(t->hash);
-		t->nhash = t->nhash ? 2 * t->nhash : 256;
-		t->hash = kp_calloc(t->nhash, sizeof *t->hash);
-		for (size_t i = 0; i < t->n; i++) {
-			for (h = fnv(t->v[i]) % t->nhash; t->hash[h]; h = (h + 1) % t->nhash)
-				;
-			t->hash[h] = i + 1;
-		}
-	}
-	for (h = fnv(name) % t->nhash; t->hash[h]; h = (h + 1) % t->nhash)
-		if (!strcmp(t->v[t->hash[h] - 1], name))
-			return t->hash[h] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
-	}
-	t->v[t->n] = kp_strdup(name);
-	t->hash[h] = t->n + 1;
-	return t->n++;
-}
-
 static void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -66,7 +24,7 @@ static void json_string(FILE *out, const char *s)
 }
 
 /* stack i's frame indices, root first, into idx; how many */
-static size_t stack_indices(struct names *t, const struct symbolizer *sy,
+static size_t stack_indices(struct strtab *t, struct symbolizer *sy,
 			    const struct sampleset *ss, size_t i, size_t *idx, uint64_t *w)
 {
 	struct frame one;
@@ -76,15 +34,15 @@ static size_t stack_indices(struct names *t, const struct symbolizer *sy,
 	char name[512];
 	size_t n = 0;
 
-	idx[n++] = name_index(t, stack_root(ss, i));
+	idx[n++] = strtab_index(t, stack_root(ss, i));
 	if (st && (st->flags & STK_IDLE))
 		return n;
 	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
-		idx[n++] = name_index(t, "[truncated]");
+		idx[n++] = strtab_index(t, "[truncated]");
 	for (uint32_t k = nfr; k-- > 0;) {
 		snprintf(name, sizeof name, "%s%s", frame_name(sy, &f[k], k == 0),
 			 f[k].mod == 0 && ss->stacks ? " [k]" : "");
-		idx[n++] = name_index(t, name);
+		idx[n++] = strtab_index(t, name);
 	}
 	return n;
 }
@@ -93,7 +51,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 			    const struct sampleset *ss, const struct profile *p)
 {
 	size_t n = sampleset_nstacks(ss), idx[STK_DEPTH_MAX + 3], nprof = 0;
-	struct names t = { 0 };
+	struct strtab t = { 0 };
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
 	size_t npids = 0;
 
@@ -169,10 +127,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 		fprintf(out, "]}");
 	}
 	fprintf(out, "\n]}\n");
-	for (size_t i = 0; i < t.n; i++)
-		free(t.v[i]);
-	free(t.v);
-	free(t.hash);
+	strtab_free(&t);
 	free(pids);
 	return ferror(out) ? -1 : 0;
 }
