@@ -91,8 +91,9 @@ uint32_t arch_insn_decode(const uint8_t *b, uint32_t n, bool *is_call);
  * pcs and return how many; a null, misaligned, cyclic or unmapped frame
  * pointer, or one that leaves the stack's address range, ends the walk
  * instead of faulting. The kernel walk takes frames in kernel memory; the
- * user walk reads the user stack of the address space pgdir through its
- * page table. */
+ * user walk reads the user stack of the address space pgdir: with single
+ * loads when pgdir is the one loaded (a fault ends the walk), through
+ * its page table otherwise. */
 int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max);
 int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
 /* the same, saying in *whole whether the chain ended as chains end (a
@@ -100,5 +101,8 @@ int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
  * the kernel was entered), not at a bad frame or at max */
 int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole);
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole);
+/* one aligned word of user memory in pgdir's address space, the same way;
+ * false if there is none */
+bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w);
 
 #endif

@@ -77,6 +77,14 @@ static uint32_t hash(const uint32_t *f, uint32_t n, uint32_t pid, uint32_t flags
 	return h;
 }
 
+static inline bool same_frames(const uint32_t *a, const uint32_t *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* Counts the stack: its entry, found or made, or the drop. */
 static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uint32_t flags,
 		  const uint32_t ret[2], uint32_t prog, uint32_t w)
@@ -94,7 +102,7 @@ static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uin
 			memcpy(e->frames, f, 4 * n);
 			st.used++;
 		} else if (e->hash != h || e->pid != pid || e->flags != flags || e->nk != nk ||
-			   e->nu != nu || memcmp(e->frames, f, 4 * n)) {
+			   e->nu != nu || !same_frames(e->frames, f, n)) {
 			continue;
 		}
 		prof_add_sat(&e->count, w, &st.dropped);
@@ -107,13 +115,11 @@ static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uin
  * there is none */
 static uint32_t word_at(struct proc *p, uint32_t sp, bool user)
 {
-	uint32_t *k;
+	uint32_t w;
 
 	if (!user)
 		return sp % 4 == 0 && sp > PGSIZE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
-	if (sp % 4 || !(k = arch_user_kptr(p->pgdir, sp)))
-		return 0;
-	return *k;
+	return arch_user_word(p->pgdir, sp, &w) ? w : 0;
 }
 
 static uint32_t prog_of(struct proc *p, const struct elf_image *img)

@@ -259,6 +259,36 @@ def mc_rows():
              "exact; 20,000 getpid calls, timed")]
 
 
+def stacks_rows():
+    """The stack engine at 10 kHz: the marginal cost of a sample whose
+    stack is 8 and 32 frames deep, in user mode (tickcost -d: its loop D
+    calls down) and in kernel mode with the user's frames under it
+    (tickcost -k: the kwork system call's five kernel frames on top), the
+    table lookup and count included; the baseline is the same run with
+    the engine off."""
+    progress("stacks: samples 8 and 32 frames deep, user and kernel mode")
+    # tickcost's frames: user, work + D deep + main + _start; kernel, five
+    # kernel frames + the kwork stub + D deep + main + _start
+    cases = [("user mode, 8 frames", "-d 5"), ("user mode, 32 frames", "-d 29"),
+             ("kernel mode, 8 frames (5 kernel, 3 user)", "-k"),
+             ("kernel mode, 32 frames (5 kernel, 27 user)", "-k -d 24")]
+    lines = ["echo hz 10000 > /dev/kpctl"]
+    for _, opt in cases:
+        lines += ["tickcost %s %d" % (opt, ROUNDS),
+                  "echo clear > /dev/stackctl; echo start > /dev/stackctl; tickcost %s %d; "
+                  "echo stop > /dev/stackctl" % (opt, ROUNDS)]
+    r = runs(boot(lines))
+    if len(r) != 2 * len(cases):
+        sys.exit("bench: stacks runs: %d tickcost lines, not %d" % (len(r), 2 * len(cases)))
+    rows = []
+    for i, (name, _) in enumerate(cases):
+        (coff, _, _), (con, ton, _) = r[2 * i], r[2 * i + 1]
+        depth = 8 if "8 frames" in name else 32
+        rows.append(("stacks, %s: marginal instructions per sample" % name, "%.1f" % ((con - coff) / ton),
+                     "exact; goal <= %d (30 + 10 a frame); (cycles on - off) / ticks" % (30 + 10 * depth)))
+    return rows
+
+
 def main():
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
@@ -319,6 +349,7 @@ def main():
 
     rows += dosprof_rows()
     rows += mc_rows()
+    rows += stacks_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
     host_rows = []

@@ -80,6 +80,28 @@ static inline void arch_user_inc16(uint16_t *b, uint32_t *lost)
 		: "+m"(*b), "+m"(*lost) : : "cc");
 }
 
+/* Reads a word of user memory in the running process's address space,
+ * from any context, without walking the page table: an unmapped page
+ * faults, and the page-fault handler resumes at the fixup (.extable),
+ * which makes the answer false. The caller has checked that p is a user
+ * address. */
+static inline bool arch_user_load32(const uint32_t *p, uint32_t *v)
+{
+	uint32_t x;
+
+	/* asm goto: the fixup resumes at the C label, so the usual case
+	 * is the one load and nothing else */
+	__asm__ goto("1:\tmovl %1, %0\n\t"
+		".pushsection .extable, \"a\"\n\t"
+		".long 1b, %l2\n\t"
+		".popsection"
+		: "=r"(x) : "m"(*p) : : fault);
+	*v = x;
+	return true;
+fault:
+	return false;
+}
+
 /* ends the clock's interrupt at the PIC, so the next tick can come */
 static inline void arch_clock_eoi(void)
 {

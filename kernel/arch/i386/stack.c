@@ -7,6 +7,7 @@
 #include "arch.h"
 #include "abi/memlayout.h"
 #include "lib.h"
+#include "x86.h"
 
 extern char _text_start[], _text_end[];
 
@@ -48,30 +49,63 @@ int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
 	return arch_stack_walk_kernel_end(fp, pcs, max, &whole);
 }
 
-/* one word of user memory through pgdir, or false */
-static bool uword(uint32_t *pgdir, uint32_t va, uint32_t *w)
+/* One word of user memory, or false. In the address space that is
+ * loaded (the tick's usual case) it is one load that the page-fault
+ * handler's fixup makes safe; in another it goes through pgdir. */
+static inline bool uword(uint32_t *pgdir, bool live, uint32_t va, uint32_t *w)
 {
-	uint32_t *k = arch_user_kptr(pgdir, va);
+	uint32_t *k;
 
-	if (!k)
+	if (live)
+		return arch_user_load32((const uint32_t *)va, w);
+	if (!(k = arch_user_kptr(pgdir, va)))
 		return false;
 	*w = *k;
 	return true;
+}
+
+bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w)
+{
+	if (va < USER_BASE || va % 4 || va > USER_TOP - 4)
+		return false;
+	return uword(pgdir, (uint32_t)pgdir == read_cr3(), va, w);
 }
 
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole)
 {
 	int n = 0;
 	uint32_t next, ret;
+	bool live = (uint32_t)pgdir == read_cr3();
 
 	/* a null fp at the leaf is no chain at all (only crt0's _start has
 	 * one): the stack is cut */
 	*whole = false;
+	if (live) {             /* the tick's case, kept short: a few instructions a frame */
+		uint32_t *out = pcs, *end = pcs + (max > 0 ? max : 0);
+
+		while (out < end) {
+			if (fp - USER_BASE > USER_TOP - 8 - USER_BASE || fp % 4)
+				break;
+			if (!arch_user_load32((const uint32_t *)fp, &next) ||
+			    !arch_user_load32((const uint32_t *)fp + 1, &ret))
+				break;
+			if (ret - USER_BASE >= USER_TOP - USER_BASE)
+				break;
+			*out++ = ret;
+			if (next == 0) {
+				*whole = true;
+				break;
+			}
+			if (next <= fp)
+				break;
+			fp = next;
+		}
+		return out - pcs;
+	}
 	while (n < max) {
 		if (fp < USER_BASE || fp % 4 || fp > USER_TOP - 8)
 			break;
-		/* fp % 4 == 0, so neither word straddles a page */
-		if (!uword(pgdir, fp, &next) || !uword(pgdir, fp + 4, &ret))
+		if (!uword(pgdir, live, fp, &next) || !uword(pgdir, live, fp + 4, &ret))
 			break;
 		if (ret < USER_BASE || ret >= USER_TOP)
 			break;
