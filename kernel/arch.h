@@ -102,7 +102,6 @@ int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
 int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole);
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole);
 /* one aligned word of user memory in pgdir's address space, the same way;
- * false if there is none */
-bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w);
+ * false if there is none (machdep.h) */
 
 #endif

@@ -86,7 +86,7 @@ static inline bool same_frames(const uint32_t *a, const uint32_t *b, uint32_t n)
 }
 
 /* Counts the stack: its entry, found or made, or the drop. */
-static void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uint32_t flags,
+static inline __attribute__((always_inline)) void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uint32_t flags,
 		  const uint32_t ret[2], uint32_t prog, uint32_t w)
 {
 	uint32_t n = nk + nu, h = hash(f, n, pid, flags), i = h % st.nslots;

@@ -64,13 +64,6 @@ static inline bool uword(uint32_t *pgdir, bool live, uint32_t va, uint32_t *w)
 	return true;
 }
 
-bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w)
-{
-	if (va < USER_BASE || va % 4 || va > USER_TOP - 4)
-		return false;
-	return uword(pgdir, (uint32_t)pgdir == read_cr3(), va, w);
-}
-
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole)
 {
 	int n = 0;
