@@ -11,7 +11,10 @@
  *   stackwork tiny N     most time in tiny leaf functions, so that ticks
  *                        land in prologues and epilogues: main -> t1 ->
  *                        tiny, main -> t2 -> tiny
- * Every routine is its own (noipa), so the stacks are the source's. */
+ *   stackwork inline N   main -> outer, and in outer the work of inner,
+ *                        which the compiler inlined: the DWARF names it
+ * Every routine is its own (noipa), so the stacks are the source's, but
+ * inner, which is inlined on purpose. */
 #include "ulib.h"
 #include "stdio.h"
 #include "stdlib.h"
@@ -44,6 +47,14 @@ __attribute__((noipa)) static void t2(unsigned n)
 		sink += tiny(i) + 1;
 }
 
+/* always inlined: it has no frame, and only the DWARF knows it is there */
+static inline __attribute__((always_inline)) void inner(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sink += i ^ (i >> 3);
+}
+__attribute__((noipa)) static void outer(unsigned n) { inner(n); sink++; }
+
 /* spins n rounds with ebp set to fp, then puts ebp back */
 __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 {
@@ -57,7 +68,7 @@ __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 
 static void usage(void)
 {
-	fprintf(2, "usage: stackwork tree|tree2|sys|tiny N | stackwork broken null|self|kernel|unmapped|odd\n");
+	fprintf(2, "usage: stackwork tree|tree2|sys|tiny|inline N | stackwork broken null|self|kernel|unmapped|odd\n");
 	exit(2);
 }
 
@@ -98,6 +109,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "sys"))
 		for (unsigned i = 0; i < n; i++)
 			s1(100000);
+	else if (!strcmp(argv[1], "inline"))
+		for (unsigned i = 0; i < n; i++)
+			outer(300000);
 	else if (!strcmp(argv[1], "tiny"))
 		for (unsigned i = 0; i < n; i++) {
 			t1(20000);

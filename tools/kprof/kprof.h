@@ -240,6 +240,9 @@ struct kelf {
 	struct ksect *text;            /* sorted by addr */
 	size_t ntext;
 	uint64_t text_lo, text_hi;     /* hull of the executable sections */
+	int inlines;                   /* its DWARF for inlined frames: 0 unchecked, 1 usable, -1 not */
+	uint64_t *inl;                 /* where code is inlined: sorted, disjoint [lo, hi) pairs */
+	size_t ninl;
 };
 
 #define KELF_MAX_BYTES (512u << 20)  /* a teaching kernel's ELF is a few MiB */
@@ -254,6 +257,7 @@ struct namecache {                 /* frame_name's answers, by (module, address,
 	uint32_t *mod;                 /* module << 1 | leaf, + 1; 0: an empty slot */
 	const char **name;
 	size_t n, cap;                 /* cap: a power of two */
+	struct strtab chains;          /* the names with inlined frames, made here */
 };
 
 struct symbolizer {                /* the ELFs, and which one each module is */
@@ -262,6 +266,7 @@ struct symbolizer {                /* the ELFs, and which one each module is */
 	long *of;                      /* [sample set module]: index into elfs, -1 for none */
 	size_t nof;
 	struct namecache names;
+	int no_inline;                 /* --no-inline: a frame is its function, inlined calls unseen */
 };
 
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
@@ -337,6 +342,8 @@ int linetab_load(struct linetab *lt, struct kelf *ke);
 void linetab_free(struct linetab *lt);
 const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
+int kelf_strings_terminated(struct kelf *ke);           /* 0 after kp_error: damaged DWARF */
+int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n);
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */
 
@@ -387,7 +394,17 @@ void folded_free(struct fline *lines, size_t n);
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
 /* a frame's name: its symbol (a frame below the leaf by its call, the
  * byte before its return address), or [unknown] */
+/* A frame's name: its function's, and when functions are inlined at the
+ * address (the DWARF says so), "function;inlined;...;innermost", as
+ * perf report --inline shows them: frames of their own. */
 const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
+/* stack i's frames by name, root first: the program (stack_root), then
+ * "[truncated]" for a walk that ended early, then its callers to the
+ * leaf, inlined frames as frames of their own and kernel frames with
+ * ksuffix; at most max of them, in out; *w its weight */
+#define STACK_NAMES_MAX (4 * STK_DEPTH_MAX + 2)
+size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
+		    const char **out, size_t max, uint64_t *w);
 /* a stack's root: its program's name, "idle", or [unknown] */
 const char *stack_root(const struct sampleset *ss, size_t i);
 const struct writer *writer_named(const char *name);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include "kprof.h"
@@ -12,7 +13,7 @@
  * have it read past the section. Look at every one by its name, whatever
  * its flags say, and at a compressed one after decompressing it (libdw
  * then finds it decompressed). */
-static int strings_terminated(struct kelf *ke)
+int kelf_strings_terminated(struct kelf *ke)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -61,7 +62,7 @@ int linetab_load(struct linetab *lt, struct kelf *ke)
 	size_t nlines;
 
 	memset(lt, 0, sizeof *lt);
-	if (!strings_terminated(ke))
+	if (!kelf_strings_terminated(ke))
 		return -1;
 	dw = dwfl_module_getdwarf(ke->mod, &bias);
 	if (dw == NULL) {
@@ -115,4 +116,133 @@ const char *linetab_relpath(const char *file)
 	if (n > 1 && strncmp(file, cwd, n) == 0 && file[n] == '/')
 		return file + n + 1;
 	return file;
+}
+
+/* where the DWARF says code is inlined: every DW_TAG_inlined_subroutine's
+ * ranges, merged into sorted, disjoint [lo, hi) pairs, so that a frame
+ * outside them needs no walk of its unit's scopes */
+struct pairs {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void add_ranges(Dwarf_Die *die, Dwarf_Addr bias, struct pairs *p, int depth)
+{
+	Dwarf_Die kid;
+
+	if (depth > 64)
+		return;                 /* a damaged tree: no deeper */
+	if (dwarf_tag(die) == DW_TAG_inlined_subroutine) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			if (p->n + 2 > p->cap) {
+				p->cap = p->cap ? 2 * p->cap : 256;
+				p->v = kp_reallocarray(p->v, p->cap, sizeof *p->v);
+			}
+			p->v[p->n++] = lo + bias;
+			p->v[p->n++] = hi + bias;
+		}
+	}
+	if (dwarf_child(die, &kid) != 0)
+		return;
+	do
+		add_ranges(&kid, bias, p, depth + 1);
+	while (dwarf_siblingof(&kid, &kid) == 0);
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void inline_ranges(struct kelf *ke)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(ke->mod, &bias);
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die cudie;
+	struct pairs p = { 0 };
+	size_t out = 0;
+
+	while (dw && dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL) == 0) {
+		cu = next;
+		add_ranges(&cudie, bias, &p, 0);
+	}
+	qsort(p.v, p.n / 2, 2 * sizeof *p.v, by_lo);
+	for (size_t i = 0; i < p.n; i += 2) {
+		if (out && p.v[i] <= p.v[out - 1]) {
+			if (p.v[i + 1] > p.v[out - 1])
+				p.v[out - 1] = p.v[i + 1];
+		} else {
+			p.v[out++] = p.v[i];
+			p.v[out++] = p.v[i + 1];
+		}
+	}
+	ke->inl = p.v;
+	ke->ninl = out / 2;
+}
+
+static int in_inlined(const struct kelf *ke, uint64_t addr)
+{
+	size_t lo = 0, hi = ke->ninl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < ke->inl[2 * mid])
+			hi = mid;
+		else if (addr >= ke->inl[2 * mid + 1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* The functions inlined at addr by the DWARF (DW_TAG_inlined_subroutine
+ * scopes, by libdw), outermost first, ';' between them, in buf; their
+ * number (0: none, or no usable DWARF). The function they are inlined
+ * into is the symbol's. */
+int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	int ns, count = 0;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (ke->inlines == 0) {         /* first use: are its string sections whole? */
+		ke->inlines = ke->mod && kelf_strings_terminated(ke) ? 1 : -1;
+		if (ke->inlines > 0)
+			inline_ranges(ke);
+	}
+	if (ke->inlines < 0 || !in_inlined(ke, addr) || !(cu = dwfl_module_addrdie(ke->mod, addr, &bias)))
+		return 0;
+	ns = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = ns - 1; i >= 0; i--) {
+		Dwarf_Attribute a;
+		const char *name;
+		size_t k;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+		if (!name)
+			name = "[inlined]";
+		k = strlen(name);
+		if (len + k + 2 > n)
+			break;
+		if (len)
+			buf[len++] = ';';
+		memcpy(buf + len, name, k + 1);
+		len += k;
+		count++;
+	}
+	free(scopes);
+	return count;
 }

@@ -13,7 +13,7 @@
 #include "heat.h"
 
 #define USAGE "kprof [--lines | --addr | --callers FUNC | --callees FUNC] [--top N] [--kpinfo FILE] " \
-	      "[--force] [--elf PROG.elf]... [--format F [-o DIR]] ELF DUMP"
+	      "[--force] [--no-inline] [--elf PROG.elf]... [--format F [-o DIR]] ELF DUMP"
 #define MAX_ELFS 64
 
 struct opts {
@@ -21,7 +21,7 @@ struct opts {
 	size_t nelfs;
 	const char *dump, *kpinfo;
 	const struct writer *writer;
-	int force;
+	int force, no_inline;
 	struct wopts wo;
 };
 
@@ -47,11 +47,14 @@ static void help(void)
 	       "  --elf FILE           another module (a user program) to name samples in\n"
 	       "  --callers FUNC       a stack dump: the functions that called FUNC, with samples\n"
 	       "  --callees FUNC       a stack dump: the functions FUNC called, with samples\n"
+	       "  --no-inline          a stack's frames are functions only: no frames for the\n"
+	       "                       calls the compiler inlined (shown by default, from DWARF)\n"
 	       "  --format text        the report (the default)\n"
 	       "  --format folded      stacks as folded lines (flamegraph.pl, inferno, speedscope)\n"
 	       "  --format flamegraph  stacks as an SVG flame graph\n"
 	       "  --format speedscope  stacks as speedscope's JSON\n"
 	       "  --format pprof       stacks as pprof's gzipped profile.proto (go tool pprof)\n"
+	       "  --format perf        stacks as a perf.data file (perf script, perf report)\n"
 	       "  --format readprofile write DIR/profile and DIR/System.map for readprofile(8)\n"
 	       "  -o, --output DIR     where --format readprofile writes\n"
 	       "  -h, --help           this text\n"
@@ -67,7 +70,7 @@ static int usage_error(const char *what, const char *arg)
 
 static int parse_opts(struct opts *o, int argc, char **argv)
 {
-	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT, O_ELF, O_CALLERS, O_CALLEES };
+	enum { O_KPINFO = 256, O_LINES, O_ADDR, O_TOP, O_FORCE, O_FORMAT, O_ELF, O_CALLERS, O_CALLEES, O_NOINLINE };
 	static const struct option longopts[] = {
 		{ "kpinfo", required_argument, NULL, O_KPINFO },
 		{ "lines", no_argument, NULL, O_LINES },
@@ -78,6 +81,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		{ "elf", required_argument, NULL, O_ELF },
 		{ "callers", required_argument, NULL, O_CALLERS },
 		{ "callees", required_argument, NULL, O_CALLEES },
+		{ "no-inline", no_argument, NULL, O_NOINLINE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -96,6 +100,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		case O_LINES: lines = 1; break;
 		case O_ADDR: addr = 1; break;
 		case O_FORCE: o->force = 1; break;
+		case O_NOINLINE: o->no_inline = 1; break;
 		case 'o': o->wo.outdir = optarg; break;
 		case O_CALLERS:
 		case O_CALLEES:
@@ -200,6 +205,7 @@ int main(int argc, char **argv)
 	/* the ELFs first: a wrong kernel is the likelier mistake */
 	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;
+	pp.sy.no_inline = o.no_inline;
 	if (o.kpinfo && strcmp(pp.rd->name, "kpdata") != 0) {
 		kp_error("--kpinfo goes with a kpdata, and %s is a %s dump", o.dump, pp.rd->name);
 		goto fail;

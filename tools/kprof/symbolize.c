@@ -363,6 +363,7 @@ void kelf_close(struct kelf *ke)
 	free(ke->syms);
 	free(ke->ranges);
 	free(ke->text);
+	free(ke->inl);
 	if (ke->dwfl)
 		dwfl_end(ke->dwfl);
 	memset(ke, 0, sizeof *ke);
@@ -430,5 +431,6 @@ void symbolizer_close(struct symbolizer *sy)
 	free(sy->names.addr);
 	free(sy->names.mod);
 	free(sy->names.name);
+	strtab_free(&sy->names.chains);
 	memset(sy, 0, sizeof *sy);
 }

@@ -51,23 +51,20 @@ static int calls_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		return -1;
 	}
 	for (size_t i = 0; i < ss->nstacks; i++) {
-		const struct stack *st = &ss->stacks[i];
-		const struct frame *f = ss->frames + st->first;
-		long at = -1;
+		const char *names[STACK_NAMES_MAX];
+		uint64_t w;
+		size_t m = stack_frames(sy, ss, i, "", names, STACK_NAMES_MAX, &w), at;
 
-		/* the outermost frame of FUNC: frames are leaf first */
-		for (long k = (long)st->n - 1; k >= 0 && at < 0; k--)
-			if (!strcmp(frame_name(sy, &f[k], k == 0), wo->func))
-				at = k;
-		if (at < 0)
+		/* the outermost frame of FUNC (names[0] is the program) */
+		for (at = 1; at < m && strcmp(names[at], wo->func); at++)
+			;
+		if (at >= m || !w)
 			continue;
-		with += st->weight;
+		with += w;
 		if (wo->callers)
-			add(&t, &n, &cap, at + 1 < (long)st->n ? frame_name(sy, &f[at + 1], 0) :
-					  stack_root(ss, i), st->weight);
+			add(&t, &n, &cap, names[at - 1], w);
 		else
-			add(&t, &n, &cap, at > 0 ? frame_name(sy, &f[at - 1], at - 1 == 0) : "(self)",
-			    st->weight);
+			add(&t, &n, &cap, at + 1 < m ? names[at + 1] : "(self)", w);
 	}
 	if (!with) {
 		kp_error("%s is in none of the %zu stacks", wo->func, ss->nstacks);

@@ -26,16 +26,29 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-static const char *lookup_name(const struct symbolizer *sy, const struct frame *f, int leaf)
+static const char *lookup_name(struct symbolizer *sy, const struct frame *f, int leaf)
 {
-	const struct kelf *ke;
+	struct kelf *ke;
 	const struct krange *r;
+	uint64_t at = leaf ? f->addr : f->addr - 1;     /* a return address: its call */
+	char inl[1024], *chain;
+	const char *name;
+	size_t k;
 
 	if (f->mod >= sy->nof || sy->of[f->mod] < 0)
 		return "[unknown]";
 	ke = &sy->elfs[sy->of[f->mod]];
-	r = kelf_range(ke, leaf ? f->addr : f->addr - 1, NULL);
-	return r ? ke->syms[r->sym].name : "[unknown]";
+	r = kelf_range(ke, at, NULL);
+	if (!r)
+		return "[unknown]";
+	name = ke->syms[r->sym].name;
+	if (sy->no_inline || kelf_inlined(ke, at, inl, sizeof inl) == 0)
+		return name;
+	chain = kp_calloc(strlen(name) + strlen(inl) + 2, 1);
+	sprintf(chain, "%s;%s", name, inl);
+	k = strtab_index(&sy->names.chains, chain);
+	free(chain);
+	return sy->names.chains.v[k];
 }
 
 static size_t slot_of(const struct namecache *c, uint64_t addr, uint32_t key)
@@ -102,6 +115,54 @@ static void append(char **s, size_t *len, size_t *cap, const char *part)
 	(*s)[*len] = '\0';
 }
 
+/* the frames of one frame's name, with the suffix on each, as strings of
+ * the symbolizer (a name and a suffix, or a chain of inlined frames, is
+ * made once) */
+static size_t split_frame(struct symbolizer *sy, const char *name, const char *suffix, const char **out,
+			  size_t max)
+{
+	size_t n = 0;
+
+	if (!*suffix && !strchr(name, ';')) {
+		if (max)
+			out[n++] = name;
+		return n;
+	}
+	while (*name && n < max) {
+		size_t len = strcspn(name, ";"), k;
+		char *part = kp_calloc(len + strlen(suffix) + 1, 1);
+
+		memcpy(part, name, len);
+		strcpy(part + len, suffix);
+		k = strtab_index(&sy->names.chains, part);
+		free(part);
+		out[n++] = sy->names.chains.v[k];
+		name += len + (name[len] == ';');
+	}
+	return n;
+}
+
+size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
+		    const char **out, size_t max, uint64_t *w)
+{
+	struct frame one;
+	uint32_t nfr;
+	const struct frame *f = sampleset_stack(ss, i, &one, &nfr, w);
+	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+	size_t n = 0;
+
+	if (max)
+		out[n++] = stack_root(ss, i);
+	if (st && (st->flags & STK_IDLE))
+		return n;
+	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)) && n < max)
+		out[n++] = "[truncated]";
+	for (uint32_t k = nfr; k-- > 0;)
+		n += split_frame(sy, frame_name(sy, &f[k], k == 0), f[k].mod == 0 && ss->stacks ? ksuffix : "",
+				 out + n, max - n);
+	return n;
+}
+
 /* The set's stacks as folded lines, sorted and merged: *nlines of them,
  * each "root;...;leaf" and its count. The caller frees each text and the
  * array (folded_free). */
@@ -109,28 +170,18 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 {
 	size_t n = sampleset_nstacks(ss), nl = 0, out = 0;
 	struct line *lines = kp_calloc(n ? n : 1, sizeof *lines);
+	const char *names[STACK_NAMES_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		struct frame one;
-		uint32_t nfr;
 		uint64_t w;
-		const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
-		const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
-		char *s = NULL, name[512];
+		size_t m = stack_frames(sy, ss, i, "_[k]", names, STACK_NAMES_MAX, &w);
+		char *s = NULL;
 		size_t len = 0, cap = 0;
 
 		if (!w)
 			continue;
-		append(&s, &len, &cap, stack_root(ss, i));
-		if (!st || !(st->flags & STK_IDLE)) {
-			if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
-				append(&s, &len, &cap, "[truncated]");
-			for (uint32_t k = nfr; k-- > 0;) {
-				const char *fn = frame_name(sy, &f[k], k == 0);
-				snprintf(name, sizeof name, "%s%s", fn, f[k].mod == 0 && ss->stacks ? "_[k]" : "");
-				append(&s, &len, &cap, name);
-			}
-		}
+		for (size_t k = 0; k < m; k++)
+			append(&s, &len, &cap, names[k]);
 		lines[nl++] = (struct line){ s, w };
 	}
 	qsort(lines, nl, sizeof *lines, by_text);

@@ -102,7 +102,6 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	Mapping *maps = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *maps);
 	Mapping **mapp = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *mapp);
 	Location *lv = NULL, **lp = NULL;
-	Line *lines = NULL, **linep = NULL;
 	Function *fv = NULL, **fp = NULL;
 	int64_t period = ss->hz > 0 ? (int64_t)(1e9 / ss->hz) : 1000000;
 	uint8_t *buf;
@@ -159,24 +158,41 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			if (locs.n > cap_l) {
 				cap_l = 2 * locs.n;
 				lv = kp_reallocarray(lv, cap_l, sizeof *lv);
-				lines = kp_reallocarray(lines, cap_l, sizeof *lines);
-			}
-			{
-				const char *name = frame_name(sy, &f[k], k == 0);
-				size_t fid = id_of(&fns, f[k].mod, (uint64_t)str(&st, name), &made);
-				if (made) {
-					if (fns.n > cap_f) {
-						cap_f = 2 * fns.n;
-						fv = kp_reallocarray(fv, cap_f, sizeof *fv);
-					}
-					fv[fid - 1] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
-					fv[fid - 1].id = fid;
-					fv[fid - 1].name = fv[fid - 1].system_name = str(&st, name);
-				}
-				lines[lid - 1] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
-				lines[lid - 1].function_id = fid;
 			}
 			lv[lid - 1] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+			{
+				/* a line per function, inlined ones first: the
+				 * name is "function;inlined;...;innermost" */
+				const char *chain = frame_name(sy, &f[k], k == 0), *c;
+				size_t m = 1, j;
+				Line *lb, **ll;
+				char part[512];
+
+				for (c = chain; *c; c++)
+					m += *c == ';';
+				lb = kp_calloc(m, sizeof *lb);
+				ll = kp_calloc(m, sizeof *ll);
+				for (j = m, c = chain; j-- > 0;) {
+					size_t len = strcspn(c, ";"), fid;
+					snprintf(part, sizeof part, "%.*s", (int)len, c);
+					c += len + (c[len] == ';');
+					fid = id_of(&fns, f[k].mod, (uint64_t)str(&st, part), &made);
+					if (made) {
+						if (fns.n > cap_f) {
+							cap_f = 2 * fns.n;
+							fv = kp_reallocarray(fv, cap_f, sizeof *fv);
+						}
+						fv[fid - 1] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+						fv[fid - 1].id = fid;
+						fv[fid - 1].name = fv[fid - 1].system_name = str(&st, part);
+					}
+					lb[j] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+					lb[j].function_id = fid;
+					ll[j] = &lb[j];
+				}
+				lv[lid - 1].n_line = m;
+				lv[lid - 1].line = ll;
+			}
 			lv[lid - 1].id = lid;
 			lv[lid - 1].mapping_id = f[k].mod + 1;
 			lv[lid - 1].address = f[k].addr;
@@ -184,13 +200,8 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		samplep[nsamp++] = s;
 	}
 	lp = kp_calloc(locs.n ? locs.n : 1, sizeof *lp);
-	linep = kp_calloc(locs.n ? locs.n : 1, sizeof *linep);
-	for (size_t i = 0; i < locs.n; i++) {
-		linep[i] = &lines[i];
-		lv[i].n_line = 1;
-		lv[i].line = &linep[i];
+	for (size_t i = 0; i < locs.n; i++)
 		lp[i] = &lv[i];
-	}
 	fp = kp_calloc(fns.n ? fns.n : 1, sizeof *fp);
 	for (size_t i = 0; i < fns.n; i++)
 		fp[i] = &fv[i];
@@ -218,8 +229,10 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		free(samples[i].value);
 	}
 	strtab_free(&st);
-	free(samples), free(samplep), free(maps), free(mapp), free(lv), free(lp), free(lines);
-	free(linep), free(fv), free(fp), free(locs.key), free(locs.mod), free(fns.key), free(fns.mod);
+	free(samples), free(samplep), free(maps), free(mapp), free(lp);
+	for (size_t i = 0; i < locs.n; i++)
+		free(lv[i].line[0]), free(lv[i].line);
+	free(lv), free(fv), free(fp), free(locs.key), free(locs.mod), free(fns.key), free(fns.mod);
 	free(locs.hash), free(fns.hash);
 	if (r < 0)
 		kp_error("writing the pprof profile failed");

@@ -27,30 +27,18 @@ static void json_string(FILE *out, const char *s)
 static size_t stack_indices(struct strtab *t, struct symbolizer *sy,
 			    const struct sampleset *ss, size_t i, size_t *idx, uint64_t *w)
 {
-	struct frame one;
-	uint32_t nfr;
-	const struct frame *f = sampleset_stack(ss, i, &one, &nfr, w);
-	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
-	char name[512];
-	size_t n = 0;
+	const char *names[STACK_NAMES_MAX];
+	size_t n = stack_frames(sy, ss, i, " [k]", names, STACK_NAMES_MAX, w);
 
-	idx[n++] = strtab_index(t, stack_root(ss, i));
-	if (st && (st->flags & STK_IDLE))
-		return n;
-	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)))
-		idx[n++] = strtab_index(t, "[truncated]");
-	for (uint32_t k = nfr; k-- > 0;) {
-		snprintf(name, sizeof name, "%s%s", frame_name(sy, &f[k], k == 0),
-			 f[k].mod == 0 && ss->stacks ? " [k]" : "");
-		idx[n++] = strtab_index(t, name);
-	}
+	for (size_t k = 0; k < n; k++)
+		idx[k] = strtab_index(t, names[k]);
 	return n;
 }
 
 static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			    const struct sampleset *ss, const struct profile *p)
 {
-	size_t n = sampleset_nstacks(ss), idx[STK_DEPTH_MAX + 3], nprof = 0;
+	size_t n = sampleset_nstacks(ss), idx[STACK_NAMES_MAX], nprof = 0;
 	struct strtab t = { 0 };
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
 	size_t npids = 0;
