@@ -258,6 +258,9 @@ struct namecache {                 /* frame_name's answers, by (module, address,
 	const char **name;
 	size_t n, cap;                 /* cap: a power of two */
 	struct strtab chains;          /* the names with inlined frames, made here */
+	const char **plain, **suffixed; /* a name and its suffixed copy, by the name's pointer */
+	size_t nsuf, capsuf;
+	const char *suffix;            /* the suffix they have */
 };
 
 struct symbolizer {                /* the ELFs, and which one each module is */

@@ -432,5 +432,7 @@ void symbolizer_close(struct symbolizer *sy)
 	free(sy->names.mod);
 	free(sy->names.name);
 	strtab_free(&sy->names.chains);
+	free(sy->names.plain);
+	free(sy->names.suffixed);
 	memset(sy, 0, sizeof *sy);
 }

@@ -118,25 +118,71 @@ static void append(char **s, size_t *len, size_t *cap, const char *part)
 /* the frames of one frame's name, with the suffix on each, as strings of
  * the symbolizer (a name and a suffix, or a chain of inlined frames, is
  * made once) */
+static const char *suffixed(struct symbolizer *sy, const char *part, size_t len, const char *suffix)
+{
+	char *s = kp_calloc(len + strlen(suffix) + 1, 1);
+	size_t k;
+
+	memcpy(s, part, len);
+	strcpy(s + len, suffix);
+	k = strtab_index(&sy->names.chains, s);
+	free(s);
+	return sy->names.chains.v[k];
+}
+
+/* a name that is one frame, with the suffix: by the name's pointer (the
+ * name cache gives each frame's name once), so made once */
+static const char *one_suffixed(struct symbolizer *sy, const char *name, const char *suffix)
+{
+	struct namecache *c = &sy->names;
+	size_t i, h;
+
+	if (c->suffix && strcmp(c->suffix, suffix)) {  /* another writer's suffix: start again */
+		memset(c->plain, 0, c->capsuf * sizeof *c->plain);
+		c->nsuf = 0;
+	}
+	c->suffix = suffix;
+	if (2 * (c->nsuf + 1) > c->capsuf) {
+		const char **op = c->plain, **os = c->suffixed;
+		size_t ocap = c->capsuf;
+		c->capsuf = c->capsuf ? 2 * c->capsuf : 1024;
+		c->plain = kp_calloc(c->capsuf, sizeof *c->plain);
+		c->suffixed = kp_calloc(c->capsuf, sizeof *c->suffixed);
+		for (size_t k = 0; k < ocap; k++)
+			if (op[k]) {
+				h = (size_t)(((uintptr_t)op[k] * 0x9E3779B97F4A7C15ull) >> 20) & (c->capsuf - 1);
+				while (c->plain[h])
+					h = (h + 1) & (c->capsuf - 1);
+				c->plain[h] = op[k];
+				c->suffixed[h] = os[k];
+			}
+		free(op), free(os);
+	}
+	h = (size_t)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 20) & (c->capsuf - 1);
+	for (i = h; c->plain[i] && c->plain[i] != name; i = (i + 1) & (c->capsuf - 1))
+		;
+	if (!c->plain[i]) {
+		c->plain[i] = name;
+		c->suffixed[i] = suffixed(sy, name, strlen(name), suffix);
+		c->nsuf++;
+	}
+	return c->suffixed[i];
+}
+
 static size_t split_frame(struct symbolizer *sy, const char *name, const char *suffix, const char **out,
 			  size_t max)
 {
 	size_t n = 0;
 
-	if (!*suffix && !strchr(name, ';')) {
+	if (!strchr(name, ';')) {
 		if (max)
-			out[n++] = name;
+			out[n++] = *suffix ? one_suffixed(sy, name, suffix) : name;
 		return n;
 	}
 	while (*name && n < max) {
-		size_t len = strcspn(name, ";"), k;
-		char *part = kp_calloc(len + strlen(suffix) + 1, 1);
+		size_t len = strcspn(name, ";");
 
-		memcpy(part, name, len);
-		strcpy(part + len, suffix);
-		k = strtab_index(&sy->names.chains, part);
-		free(part);
-		out[n++] = sy->names.chains.v[k];
+		out[n++] = suffixed(sy, name, len, suffix);
 		name += len + (name[len] == ';');
 	}
 	return n;

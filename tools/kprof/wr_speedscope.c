@@ -35,13 +35,25 @@ static size_t stack_indices(struct strtab *t, struct symbolizer *sy,
 	return n;
 }
 
+/* a number, without printf's parsing of a format for each of millions */
+static void put_uint(FILE *out, uint64_t v)
+{
+	char buf[24], *e = buf + sizeof buf, *s = e;
+
+	do
+		*--s = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite(s, 1, (size_t)(e - s), out);
+}
+
 static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			    const struct sampleset *ss, const struct profile *p)
 {
 	size_t n = sampleset_nstacks(ss), idx[STACK_NAMES_MAX], nprof = 0;
 	struct strtab t = { 0 };
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
-	size_t npids = 0;
+	size_t npids = 0, nall = 0, capall = 0, *first_of = kp_calloc(n + 1, sizeof *first_of);
+	uint32_t *all = NULL;
 
 	(void)wo, (void)p;
 	/* the processes, in the order they first appear */
@@ -53,11 +65,21 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 		if (k == npids)
 			pids[npids++] = pid;
 	}
-	/* the frame table first, so the profiles can follow it */
+	/* the frame table first, so the profiles can follow it; each stack's
+	 * indices kept for them */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
-		stack_indices(&t, sy, ss, i, idx, &w);
+		size_t m = stack_indices(&t, sy, ss, i, idx, &w);
+
+		first_of[i] = nall;
+		if (nall + m > capall) {
+			capall = 2 * (nall + m);
+			all = kp_reallocarray(all, capall, sizeof *all);
+		}
+		for (size_t j = 0; j < m; j++)
+			all[nall++] = (uint32_t)idx[j];
 	}
+	first_of[n] = nall;
 	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		"\"exporter\":\"kprof %s\",\"name\":\"kprof %s\",\"activeProfileIndex\":0,\n"
 		"\"shared\":{\"frames\":[", KPROF_VERSION, ss->format);
@@ -88,15 +110,17 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 			(uintmax_t)total);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t w;
-			size_t m;
 			if ((ss->stacks ? ss->stacks[i].pid : 0) != pids[k])
 				continue;
-			m = stack_indices(&t, sy, ss, i, idx, &w);
+			sampleset_stack(ss, i, &(struct frame){ 0 }, &(uint32_t){ 0 }, &w);
 			if (!w)
 				continue;
-			fprintf(out, "%s[", first ? "" : ",");
-			for (size_t j = 0; j < m; j++)
-				fprintf(out, "%s%zu", j ? "," : "", idx[j]);
+			fputs(first ? "[" : ",[", out);
+			for (size_t j = first_of[i]; j < first_of[i + 1]; j++) {
+				if (j > first_of[i])
+					fputc(',', out);
+				put_uint(out, all[j]);
+			}
 			fputc(']', out);
 			first = 0;
 		}
@@ -116,6 +140,8 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	}
 	fprintf(out, "\n]}\n");
 	strtab_free(&t);
+	free(all);
+	free(first_of);
 	free(pids);
 	return ferror(out) ? -1 : 0;
 }
