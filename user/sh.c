@@ -14,6 +14,7 @@
 
 struct cmd {
 	char *argv[MAXARGS + 1];
+	unsigned char glob[MAXARGS + 1];   /* argv[i] has an unquoted * or ? */
 	int argc;
 	char *in;                /* < file, or 0 */
 	char *out;               /* > or >> file, or 0 */
@@ -25,6 +26,7 @@ static struct cmd cmds[MAXCMDS];
 static int ncmds;
 static char words[2 * MAXLINE];   /* the words, unquoted, each NUL-terminated */
 static const char *syntax;        /* why the line did not parse */
+static int globbed;               /* the last word read had an unquoted * or ? */
 
 static int bgpids[NPROC];         /* background children not yet reported */
 static int consctl = -1;          /* /dev/consctl, in the interactive shell */
@@ -47,6 +49,7 @@ static char *getword(char **pp, char **wp)
 	char *p = *pp, *w = *wp, *start = w;
 	char quote = 0;
 
+	globbed = 0;
 	for (; *p; p++) {
 		if (quote) {
 			if (*p == quote)
@@ -62,6 +65,7 @@ static char *getword(char **pp, char **wp)
 		} else if (isblank(*p) || isop(*p)) {
 			break;
 		} else {
+			globbed |= *p == '*' || *p == '?';
 			*w++ = *p;
 		}
 	}
@@ -137,8 +141,9 @@ static int parse(char *line)
 			syntax = "too many words";
 			return -1;
 		}
-		if ((c->argv[c->argc++] = getword(&p, &w)) == 0)
+		if ((c->argv[c->argc] = getword(&p, &w)) == 0)
 			return -1;
+		c->glob[c->argc++] = (unsigned char)globbed;
 	}
 	if (c->argc > 0) {
 		ncmds++;
@@ -201,6 +206,7 @@ static int kpr(struct cmd *c)
 		return 1;
 	c->argc--;
 	memmove(c->argv, c->argv + 1, c->argc * sizeof(c->argv[0]));
+	memmove(c->glob, c->glob + 1, c->argc * sizeof(c->glob[0]));
 	c->argv[c->argc] = 0;
 	status = runcmd(c);
 	if (kpr_ctl("stop") == 0)
@@ -212,19 +218,25 @@ static int kpr(struct cmd *c)
  * could not be started). */
 static int runcmd(struct cmd *c)
 {
+	static char globbuf[4096];
+	char *argv[MAXARGS + 1];
 	int fdmap[3] = { 0, 1, 2 };
-	int in = -1, out = -1, pid, status = 1;
+	int in = -1, out = -1, pid, status = 1, argc;
 	char path[PATH_MAX];
 	const char *name = c->argv[0];
 
 	if (strcmp(name, "kpr") == 0)
 		return kpr(c);
+	/* globs now, not when the line was read: an earlier command of the
+	 * line may have made the files */
+	if ((argc = sh_glob(c->argc, c->argv, c->glob, argv, MAXARGS, globbuf, sizeof globbuf)) < 0)
+		return 1;
 	if (c->in && (in = fdmap[0] = openredir(c->in, 0, 0)) < 0)
 		return 1;
 	if (c->out && (out = fdmap[1] = openredir(c->out, 1, c->append)) < 0)
 		goto done;
 
-	if ((status = builtin(c->argc, c->argv, out >= 0 ? out : 1)) >= 0)
+	if ((status = builtin(argc, argv, out >= 0 ? out : 1)) >= 0)
 		goto done;
 	status = 1;
 
@@ -234,7 +246,7 @@ static int runcmd(struct cmd *c)
 		fprintf(2, "sh: %s: not found\n", name);
 		goto done;
 	}
-	if ((pid = spawn(path, c->argv, fdmap)) < 0) {
+	if ((pid = spawn(path, argv, fdmap)) < 0) {
 		if (errno == ENOENT)
 			fprintf(2, "sh: %s: not found\n", name);
 		else

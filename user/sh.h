@@ -13,4 +13,9 @@ int export(int argc, char **argv, int out);
 int kpr_ctl(const char *cmd);
 void kpr_summary(void);
 
+/* globs (shglob.c): argv with each word whose globbed[i] is set (an
+ * unquoted * or ?) replaced by the names it matches, into out (max
+ * words, then a 0), their text in buf; the count, or -1 after a message */
+int sh_glob(int argc, char **argv, const unsigned char *globbed, char **out, int max, char *buf, size_t size);
+
 #endif

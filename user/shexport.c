@@ -196,7 +196,7 @@ int export(int argc, char **argv, int out)
 		goto out;
 	}
 	close(fd);
-	fprintf(out, "export: %d files, %u bytes\n", nm, total);
+	fprintf(out, "export: %d file%s, %u bytes\n", nm, nm == 1 ? "" : "s", total);
 	ret = 0;
 out:
 	for (int i = 0; i < nm; i++)

@@ -31,7 +31,8 @@ USER_CRT0 := $(BUILD)/user/lib/crt0.o
 USER_GCRT0 := $(BUILD)/user/lib/gcrt0.o
 
 # Extra objects for programs of more than one file.
-$(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o $(BUILD)/user/shkpr.o
+$(BUILD)/user/bin/sh: $(BUILD)/user/shbuiltin.o $(BUILD)/user/shexport.o $(BUILD)/user/shkpr.o \
+	$(BUILD)/user/shglob.o
 $(BUILD)/user/bin/usertests: $(BUILD)/user/usertests_mem.o $(BUILD)/user/usertests_fs.o \
 	$(BUILD)/user/usertests_proc.o
 $(BUILD)/user/bin/dpwork $(BUILD)/user/bin/dptest: $(BUILD)/user/dppages.o

@@ -24,6 +24,24 @@ def shell_args(m):
     m.halt()
 
 
+@test("shell_globs", timeout=30)
+def shell_globs(m):
+    """* and ? in a word's last part become the names that match, sorted,
+    when the command runs (a file an earlier command of the line made is
+    found); quoted, or matching nothing, the word stays; export counts
+    one file as one."""
+    m.wait_prompt()
+    same(m, "mkdir /tmp/g; echo a > /tmp/g/x2; echo b > /tmp/g/x1; echo c > /tmp/g/y1", "")
+    same(m, "echo /tmp/g/x*", "/tmp/g/x1 /tmp/g/x2\n")
+    same(m, "echo '/tmp/g/x*' \"/tmp/g/?1\" /tmp/g/\\*", "/tmp/g/x* /tmp/g/?1 /tmp/g/*\n")
+    same(m, "echo /tmp/g/?1 /tmp/g/zz*", "/tmp/g/x1 /tmp/g/y1 /tmp/g/zz*\n")
+    same(m, "cd /tmp/g; echo x? *; cd /", "x1 x2 x1 x2 y1\n")
+    same(m, "echo d > /tmp/g/z9; echo /tmp/g/z*", "/tmp/g/z9\n")
+    out = m.run("export /tmp/g/y*")
+    assert "export: 1 file, 2 bytes" in out, out
+    m.halt()
+
+
 @test("shell_redirect", timeout=30)
 def shell_redirect(m):
     m.wait_prompt()
