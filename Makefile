@@ -73,13 +73,18 @@ run: all
 		--cmdline '$(ARGS)' --qemu-flags '$(QEMUFLAGS)'
 
 # make profile CMD='kwork loop 1000000 50': one command line, profiled in a
-# fresh QEMU under -icount by ENGINE; the dump stays in OUT.
-ENGINE ?= devkprof
+# fresh QEMU under -icount by ENGINE (default stacks; ENGINE= lists them); the
+# dumps stay in OUT.
 OUT ?= $(BUILD)/profile
 KPROFFLAGS ?=
 profile: all
-	@test -n "$$KPROF_CMD" || { echo "usage: make profile CMD='kwork loop 1000000 50' [ENGINE=devkprof] [ARGS='hz=10000'] [OUT=dir] [KPROFFLAGS='--lines']"; exit 2; }
-	@$(PYTHON) tests/qemu/profile.py --engine '$(ENGINE)' --out '$(OUT)' --cmdline '$(ARGS)' \
+	@if [ "$(origin ENGINE)" = "command line" ] || [ "$(origin ENGINE)" = environment ]; then \
+		engine='$(ENGINE)'; else engine=stacks; fi; \
+	if [ -z "$$KPROF_CMD" ] && [ -n "$$engine" ]; then \
+		echo "usage: make profile CMD='stackwork tree 40' [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
+		$(PYTHON) tests/qemu/profile.py --list; exit 2; fi; \
+	$(PYTHON) tests/qemu/profile.py --engine "$$engine" --out '$(OUT)' \
+		--cmdline '$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout '$(or $(TIMEOUT),300)' \
 		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 

@@ -36,7 +36,7 @@ def boot(script_lines, cmdline=""):
         with open(script, "w") as f:
             f.write("\n".join(script_lines) + "\n")
         r = subprocess.run([sys.executable, VM, "--script", script, "--out", out,
-                            "--icount", "--timeout", "600", "--cmdline", cmdline],
+                            "--icount", "--timeout", "600", "--keep-going", "--cmdline", cmdline],
                            capture_output=True, text=True)
         log = open(os.path.join(out, "console.log"), errors="replace").read() \
             if os.path.exists(os.path.join(out, "console.log")) else ""

@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 """make profile: boots kprof-os under -icount, profiles one command line
-with an engine, brings the dump out over COM2, and prints the host tool's
-report; the dump stays in the output directory (default build/profile/).
+with an engine, brings every dump it made out over COM2, and prints the
+engine's report on the host; the dumps stay in the output directory
+(default build/profile/).
 
-    python3 tests/qemu/profile.py [--engine devkprof] [--cmdline WORDS]
-        [--out DIR] [--kprof-args ARGS] [--qemu-flags FLAGS] 'COMMAND LINE'
+    python3 tests/qemu/profile.py [--engine stacks] [--cmdline WORDS]
+        [--out DIR] [--kprof-args ARGS] [--qemu-flags FLAGS] [--timeout S]
+        'COMMAND LINE'
+    python3 tests/qemu/profile.py --list
 
-An engine is an entry in ENGINES: the guest lines that profile the command
-line and export the dump, and the host commands that read it. A new engine
-adds one entry, and `make profile ENGINE=NAME` selects it."""
+An engine is an entry in ENGINES: the question it answers, the guest
+lines that profile the command line and export its dumps, and the host
+commands that read them. A new engine adds one entry, and `make profile
+ENGINE=NAME` selects it. The exit status is 1 when the profiled command
+failed (not found, a fault, a non-zero status), after the report of what
+was recorded."""
 import argparse
+import fnmatch
+import glob
 import os
 import re
 import shlex
@@ -44,10 +52,61 @@ def one_command(line):
     return True
 
 
+def commands(line):
+    """The line's commands, split at ; and & outside quotes: lists of words."""
+    out, cur, quote = [], "", None
+    for c in line:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in ";&":
+            out.append(cur)
+            cur = ""
+            continue
+        cur += c
+    out.append(cur)
+    return [shlex.split(c) for c in out if c.strip()]
+
+
+def program_elf(name):
+    """The host's ELF of the guest program NAME (or /bin/NAME)."""
+    return os.path.join(TOP, "build", "user", "bin", os.path.basename(name))
+
+
+def user_elfs():
+    """--elf for every program: each module of a dump finds its own by build-id"""
+    d = os.path.join(TOP, "build", "user", "bin")
+    return [a for f in sorted(os.listdir(d)) if not f.endswith(".strip")
+            for a in ("--elf", os.path.join(d, f))]
+
+
+def exported(out, pattern):
+    """The files under out matching pattern (a glob relative to out), sorted."""
+    return sorted(glob.glob(os.path.join(out, pattern)))
+
+
+class UsageError(Exception):
+    """The command line does not suit the engine: the message says why."""
+
+
+def one_program(engine, line):
+    """The words of a line that is one command, for engines that trace one
+    program; UsageError otherwise."""
+    cmds = commands(line)
+    if len(cmds) != 1 or line.rstrip().endswith("&"):
+        raise UsageError("ENGINE=%s profiles one program and what it runs: CMD='PROG ARG...', "
+                         "not a list" % engine)
+    if not os.path.exists(program_elf(cmds[0][0])):
+        raise UsageError("no program %s in build/user/bin/" % cmds[0][0])
+    return cmds[0]
+
+
 class Devkprof:
     """devkprof, the PC sampler: the shell's kpr builtin around the command
     line, then the dump (/dev/kpdata, /dev/kpinfo) exported."""
     name = "devkprof"
+    question = "where does the kernel spend its time? (PC bins of kernel code, Plan 9 kprof)"
     files = ["dev/kpdata", "dev/kpinfo"]
 
     def script(self, line):
@@ -60,6 +119,101 @@ class Devkprof:
         return [[KPROF] + kprof_args + [KERNEL, kpdata]]
 
 
+class Profil:
+    """profil(2) and gprof: the line with each program that has a -pg build
+    run as NAME.pg, which writes gmon.NAME.PID.out at exit; every gmon file
+    exported and read by kprof gmon (gprof reads them too)."""
+    name = "profil"
+    question = "which of a program's functions take the time, and how often is each called? (gprof)"
+    files = ["tmp/prof/gmon.*.out"]
+
+    def script(self, line):
+        words = []
+        for cmd in commands(line):
+            if os.path.exists(program_elf(cmd[0] + ".pg")):
+                words.append(cmd[0] + ".pg")
+        if not words:
+            raise UsageError("no program of the line has a -pg build (NAME.pg, built for the "
+                             "programs in USER_PG of user/user.mk: %s); add yours there"
+                             % " ".join(sorted(os.path.basename(f)[:-3] for f in
+                                               glob.glob(program_elf("*.pg")))))
+        pg = line
+        for cmd in commands(line):
+            if os.path.exists(program_elf(cmd[0] + ".pg")):
+                pg = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(cmd[0]), r"\g<1>%s.pg" % cmd[0], pg)
+        return [pg, "export /tmp/prof/gmon.*.out"]
+
+    def reports(self, out, kprof_args):
+        runs = []
+        for g in exported(out, "tmp/prof/gmon.*.out"):
+            prog = os.path.basename(g).split(".")[1] + ".pg"
+            runs.append([KPROF, "gmon", "--top", "15"] + kprof_args + [program_elf(prog), g])
+        return runs
+
+    def hint(self, out):
+        g = exported(out, "tmp/prof/gmon.*.out")
+        if g:
+            prog = os.path.basename(g[0]).split(".")[1] + ".pg"
+            gprof = "i686-linux-gnu-gprof" if shutil.which("i686-linux-gnu-gprof") else "gprof"
+            return "GNU gprof reads them too: %s -b %s %s" % (gprof, rel(program_elf(prog)), rel(g[0]))
+        return None
+
+
+class Heat:
+    """the heat engine: every instruction of one program counted exactly
+    (single-stepped), its calls and blocks marked; /dev/heat exported and
+    summed per function by kprof heat."""
+    name = "heat"
+    question = "exactly how many instructions does each function execute? (every one counted)"
+    files = ["dev/heat", "dev/heatinfo"]
+
+    def script(self, line):
+        self.prog = one_program(self.name, line)[0]
+        return ["heat " + line, "export /dev/heat /dev/heatinfo"]
+
+    def reports(self, out, kprof_args):
+        return [[KPROF, "heat", "--top", "15"] + kprof_args +
+                [program_elf(self.prog), os.path.join(out, "dev", "heat")]]
+
+
+class Dosprof:
+    """OS/2's DosProfile through the dosprof driver: a hit table over the
+    program's text (the hottest addresses), its dump exported and read by
+    kprof dosprof in OS/2's terms and by the flat report."""
+    name = "dosprof"
+    question = "which addresses and pages of a program are hot? (OS/2 DosProfile: slots, hit table, pages)"
+    files = ["tmp/prof/dosprof.*"]
+
+    def script(self, line):
+        self.prog = one_program(self.name, line)[0]
+        rate = " -z %d" % self.hz if getattr(self, "hz", 0) else ""    # HZ=: its own rate
+        return ["dosprof -m hit -t 5%s -p %s %s" % (rate, os.path.basename(self.prog), line),
+                "export /tmp/prof/dosprof.*"]
+
+    def reports(self, out, kprof_args):
+        runs = []
+        for d in exported(out, "tmp/prof/dosprof.*"):
+            runs.append([KPROF, "dosprof", "--top", "10"] + kprof_args + [program_elf(self.prog), d])
+            runs.append([KPROF, "--top", "15"] + kprof_args + [program_elf(self.prog), d])
+        return runs
+
+
+class MonteCarlo:
+    """Windows CE's Monte Carlo profiler: prof on, the line, prof off; its
+    module and routine tables print on the console, and its samples
+    (/tmp/prof/mc.N.dump) are exported for the host's report."""
+    name = "mc"
+    question = "which module and routine, kernel or program, does the time go to? (Windows CE prof on/off)"
+    files = ["tmp/prof/mc.*"]
+
+    def script(self, line):
+        return ["prof on; %s; prof off" % line, "export /tmp/prof/mc.*"]
+
+    def reports(self, out, kprof_args):
+        return [[KPROF, "--top", "15"] + kprof_args + user_elfs() + [KERNEL, d]
+                for d in exported(out, "tmp/prof/mc.*.dump")]
+
+
 class Stacks:
     """the stack engine: every tick's call stack, kernel and user, around
     the command line; the dump (/dev/stacks) exported. The report is the
@@ -68,17 +222,12 @@ class Stacks:
     (flame.speedscope.json), pprof's profile (flame.pb.gz) and perf's
     (perf.data, for perf script and perf report with --vmlinux)."""
     name = "stacks"
+    question = "where do user and kernel code spend their time, and through which calls? (call stacks, flame graph)"
     files = ["dev/stacks"]
 
     def script(self, line):
         return ["echo start > /dev/stackctl; %s; echo stop > /dev/stackctl" % line,
                 "export /dev/stacks"]
-
-    def elfs(self):
-        """every program's ELF, so that each module finds its own by build-id"""
-        d = os.path.join(TOP, "build", "user", "bin")
-        return [a for f in sorted(os.listdir(d)) if not f.endswith(".strip")
-                for a in ("--elf", os.path.join(d, f))]
 
     def reports(self, out, kprof_args):
         dump = os.path.join(out, "dev", "stacks")
@@ -87,7 +236,7 @@ class Stacks:
                           ("speedscope", "flame.speedscope.json"), ("pprof", "flame.pb.gz"),
                           ("perf", "perf.data")):
             with open(os.path.join(out, name), "wb") as f:
-                subprocess.run([KPROF, "--format", fmt] + self.elfs() + [KERNEL, dump], stdout=f,
+                subprocess.run([KPROF, "--format", fmt] + user_elfs() + [KERNEL, dump], stdout=f,
                                cwd=TOP, check=False)
             made.append(rel(os.path.join(out, name)))
         print("profile: folded stacks %s, flame graph %s (open it in a browser), speedscope %s, "
@@ -96,66 +245,114 @@ class Stacks:
         perf = [["sh", "-c", "perf script -i %s --vmlinux %s 2>&1 | head -n 24" % (made[-1], rel(KERNEL))]] \
             if shutil.which("perf") else []
         return [["head", "-n", "20", os.path.join(out, "flame.folded")]] + perf + [
-                [KPROF] + kprof_args + ["--top", "15"] + self.elfs() + [KERNEL, dump]]
+                [KPROF] + kprof_args + ["--top", "15"] + user_elfs() + [KERNEL, dump]]
 
 
-ENGINES = {e.name: e for e in (Devkprof(), Stacks())}
+ENGINES = {e.name: e for e in (Stacks(), Devkprof(), Profil(), Heat(), Dosprof(), MonteCarlo())}
+DEFAULT = "stacks"
+
+
+def engine_list():
+    """One line an engine: its name and the question it answers."""
+    return "".join("  %-9s %s\n" % (e.name, e.question) for e in ENGINES.values())
 
 
 def rel(path):
     return os.path.relpath(path, TOP) if path.startswith(TOP) else path
 
 
-def profile(line, engine="devkprof", out=None, cmdline="", extra=(), timeout=120):
+def profile(line, engine=DEFAULT, out=None, cmdline="", extra=(), timeout=120):
     """Boots a fresh QEMU under icount and runs the engine's script for line;
-    returns (the engine, the output directory, the console transcript).
-    Raises qemu.VMError."""
+    returns (the engine, the output directory, the console transcript, the
+    profiled command's failure or None). Raises qemu.VMError (with what was
+    exported so far kept in out) or UsageError."""
     eng = ENGINES[engine]
     out = out or os.path.join(TOP, "build", "profile")
-    for f in eng.files + ["console.log", "com2.tar"]:     # nothing stale is read
-        if os.path.exists(os.path.join(out, f)):
-            os.remove(os.path.join(out, f))
     if len(line) > qemu.LINEMAX or "\n" in line:
-        raise qemu.VMError("the command line must be one line of at most %d characters"
-                           % qemu.LINEMAX)
-    names = vm.run_script(eng.script(line), out, cmdline, icount=True, timeout=timeout,
-                          extra=extra)
-    missing = [f for f in eng.files if f not in names]
+        raise UsageError("the command line must be one line of at most %d characters" % qemu.LINEMAX)
+    hz = re.findall(r"(?:^|\s)hz=(\d+)", cmdline)
+    eng.hz = int(hz[-1]) if hz else 0
+    script = eng.script(line)
+    os.makedirs(out, exist_ok=True)
+    for f in eng.files + ["console.log", "com2.tar"]:     # nothing stale is read
+        for old in exported(out, f):
+            os.remove(old)
+    outputs = []
+    names = vm.run_script(script, out, cmdline, icount=True, timeout=timeout, extra=extra,
+                          outputs=outputs)
+    missing = [f for f in eng.files if not any(fnmatch.fnmatch(n, f) for n in names)]
     if missing:
         raise qemu.VMError("the guest exported no %s (see %s)"
                            % (", ".join(missing), rel(os.path.join(out, "console.log"))))
-    return eng, out, open(os.path.join(out, "console.log"), errors="replace").read()
+    return eng, out, open(os.path.join(out, "console.log"), errors="replace").read(), \
+        vm.failure(outputs[0]) if outputs else None
 
 
 def main():
     ap = argparse.ArgumentParser(description="profile one command line in a fresh kprof-os")
-    ap.add_argument("line", metavar="'COMMAND LINE'", help="what to profile, as typed in the guest")
-    ap.add_argument("--engine", default="devkprof", choices=sorted(ENGINES))
-    ap.add_argument("--out", help="directory for the dump and console.log (build/profile)")
+    ap.add_argument("line", nargs="?", metavar="'COMMAND LINE'", help="what to profile, as typed in the guest")
+    ap.add_argument("--engine", default=DEFAULT, help="the engine (--list: which there are)")
+    ap.add_argument("--list", action="store_true", help="list the engines and the question each answers")
+    ap.add_argument("--out", help="directory for the dumps and console.log (build/profile)")
     ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=10000'")
     ap.add_argument("--kprof-args", default="", help="options for build/kprof, e.g. '--lines'")
     ap.add_argument("--qemu-flags", default="", help="more QEMU arguments, one string")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds for each step: the boot, the command line, the export (default 300)")
     args = ap.parse_args()
-    if not args.line.strip():
-        ap.error("nothing to profile: make profile CMD='kwork loop 1000000 50'")
+    if args.list or args.engine not in ENGINES:
+        if not args.list:
+            print("profile: %s; the engines (ENGINE=NAME; the default is %s):"
+                  % ("no engine named %r" % args.engine if args.engine else "ENGINE= names no engine",
+                     DEFAULT), file=sys.stderr)
+        print(engine_list(), end="", file=sys.stdout if args.list else sys.stderr)
+        return 0 if args.list else 2
+    if not args.line or not args.line.strip():
+        print("profile: nothing to profile: make profile CMD='stackwork tree 40' [ENGINE=NAME]",
+              file=sys.stderr)
+        return 2
     print("profile: a fresh QEMU under -icount, engine %s" % args.engine, file=sys.stderr,
           flush=True)
+    out = args.out or os.path.join(TOP, "build", "profile")
     try:
-        eng, out, console = profile(args.line, args.engine, args.out, args.cmdline,
-                                    shlex.split(args.qemu_flags))
+        eng, out, console, failed = profile(args.line, args.engine, out, args.cmdline,
+                                            shlex.split(args.qemu_flags), args.timeout)
+    except UsageError as e:
+        print("profile: %s" % e, file=sys.stderr)
+        return 2
     except (qemu.VMError, OSError) as e:
         print("profile: %s" % e, file=sys.stderr)
+        kept = [rel(f) for f in glob.glob(os.path.join(out, "**"), recursive=True)
+                if os.path.isfile(f) and not f.endswith("com2.tar")]
+        if kept:
+            print("profile: what was exported is kept: %s" % " ".join(sorted(kept)), file=sys.stderr)
         return 1
     # the profiled line's output: from its echo to the next prompt
-    m = re.search(r"^\$ (kpr .*|echo start > /dev/stackctl; .*)\n((?:.*\n)*?)\$ ", console, re.M)
-    if m:
-        print("$ %s\n%s" % (m.group(1), m.group(2)), end="")
-    print("profile: the dump is in %s/ (%s), the console in %s"
+    first = eng.script(args.line)[0]
+    i = console.find("$ " + first + "\n")
+    if i >= 0:
+        j = console.find("\n$ ", i + len(first) + 3)
+        text = console[i:j + 1 if j >= 0 else len(console)]
+        print(re.sub(r"^(kpr: .*); export /dev/kpdata /dev/kpinfo to take the profile out$", r"\1",
+                     re.sub(r"^(prof: report in .*) \(export them for kprof\)$", r"\1", text, flags=re.M),
+                     flags=re.M), end="")
+    print("profile: the dumps are in %s/ (%s), the console in %s"
           % (rel(out), ", ".join(eng.files), rel(os.path.join(out, "console.log"))))
     status = 0
+    every = user_elfs()
     for argv in eng.reports(out, shlex.split(args.kprof_args)):
-        print("$ %s" % " ".join(shlex.quote(rel(a)) for a in argv), flush=True)
+        shown = " ".join(shlex.quote(rel(a)) for a in argv)
+        if every and " ".join(every) in " ".join(argv):         # each program's ELF: said once
+            shown = shown.replace(" ".join(shlex.quote(rel(a)) for a in every),
+                                  "--elf build/user/bin/PROG (each program)")
+        print("$ %s" % shown, flush=True)
         status |= subprocess.run([rel(a) for a in argv], cwd=TOP).returncode
+    hint = getattr(eng, "hint", None)
+    if hint and hint(out):
+        print("profile: %s" % hint(out))
+    if failed:
+        print("profile: the command failed: %s" % failed, file=sys.stderr)
+        return 1
     return 1 if status else 0
 
 

@@ -262,7 +262,7 @@ def flame_browser(h):
     exe = chromium_bin()
     tmp = tempfile.mkdtemp(prefix="kprof-flame-")
     try:
-        _, out, console = prof.profile(LINE, engine="stacks", out=os.path.join(tmp, "run"))
+        _, out, console, _ = prof.profile(LINE, engine="stacks", out=os.path.join(tmp, "run"))
         h.text += console
         dump = os.path.join(out, "dev", "stacks")
         args = prof.ENGINES["stacks"].elfs() + [KERNEL, dump]

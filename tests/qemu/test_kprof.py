@@ -188,7 +188,7 @@ def kprof_repeat(h):
     dumps = []
     for i in range(3):
         out = os.path.join(build_path("test-repeat"), str(i))
-        _, out, console = prof.profile(line, out=out)
+        _, out, console, _ = prof.profile(line, engine="devkprof", out=out)
         h.text += console
         dumps.append(open(os.path.join(out, "dev", "kpdata"), "rb").read())
     w = [words(os.path.join(build_path("test-repeat"), str(i), "dev", "kpdata"))[:2]

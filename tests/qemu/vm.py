@@ -4,6 +4,7 @@
 # the session's exports under build/run/ when QEMU ends.
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -19,11 +20,18 @@ def script_lines(path):
     return [l for l in lines if l and not l.startswith("#")]
 
 
-def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=()):
+def failure(output):
+    """The shell's message for a command of the line that failed, or None."""
+    m = re.search(r"^sh: \S+: (not found|exit status \d+.*)$", output, re.M)
+    return m.group(0) if m else None
+
+
+def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outputs=None):
     """Boots, types each line at the prompt, halts. Writes out/console.log,
     extracts the exports into out once QEMU has exited. timeout bounds each
     step (the boot, each line, the halt); extra are more QEMU arguments.
-    Raises qemu.VMError with the reason on any failure."""
+    outputs, a list, gets each line's output. Raises qemu.VMError with the
+    reason on any failure."""
     if "halt" in lines[:-1]:
         raise qemu.VMError("command %d: halt before the end of the script"
                            % (lines.index("halt") + 1))
@@ -38,7 +46,9 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=()):
         m.wait_prompt(timeout)
         for i, line in enumerate(lines, 1):
             step = "command %d %r" % (i, line)
-            m.run(line, timeout)
+            text = m.run(line, timeout)
+            if outputs is not None:
+                outputs.append(text)
         step = "halting"
         m.halt(timeout)
     except qemu.VMError as e:
@@ -106,21 +116,27 @@ def main():
     ap.add_argument("--interactive", action="store_true",
                     help="COM1 on this terminal; exports unpacked under build/run/ at the end")
     ap.add_argument("--qemu-flags", default="", help="more QEMU arguments, one string")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="exit 0 even when a line's command fails (not found, a non-zero status)")
     args = ap.parse_args()
     extra = shlex.split(args.qemu_flags)
+    outputs = []
     try:
         if args.interactive:
             return interactive(args.cmdline, args.icount, extra, args.out or RUN_DIR)
         if not args.script or not args.out:
             ap.error("--script and --out are needed (or --interactive)")
-        names = run_script(script_lines(args.script), args.out, args.cmdline, args.icount,
-                           args.timeout, extra)
+        lines = script_lines(args.script)
+        names = run_script(lines, args.out, args.cmdline, args.icount, args.timeout, extra, outputs)
     except (qemu.VMError, OSError) as e:
         print("vm.py: %s" % e, file=sys.stderr)
         return 1
     for name in names:
         print("vm.py: exported %s" % name)
-    return 0
+    failed = [(i, l, failure(o)) for i, (l, o) in enumerate(zip(lines, outputs), 1) if failure(o)]
+    for i, line, why in failed:
+        print("vm.py: line %d %r failed: %s" % (i, line, why), file=sys.stderr)
+    return 1 if failed and not args.keep_going else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,81 @@
+# make profile's front door: every engine profiles a small command line in
+# a fresh QEMU, exports its dumps and prints its own report naming the
+# known hot function; a failing command fails make profile; a wrong
+# ENGINE lists the engines.
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from harness import build_path, test
+from qemu import ROOT
+
+PROFILE = os.path.join(ROOT, "tests", "qemu", "profile.py")
+
+# engine, command line, boot words, files it must export, the report's hot function
+CASES = [
+    ("stacks", "stackwork tree 10", "", ["dev/stacks", "flame.svg", "flame.folded", "perf.data"],
+     r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+stackwork!leaf$"),
+    ("devkprof", "kwork loop 1000000 20", "", ["dev/kpdata", "dev/kpinfo"],
+     r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+kwork_loop$"),
+    ("profil", "hotcold 1000000", "hz=10000", ["tmp/prof/gmon.hotcold.pg.3.out"],
+     r"^\s+[\d.]+\s+\d+\s+1\s+hot$"),
+    ("heat", "accwork mix 50", "", ["dev/heat", "dev/heatinfo"],
+     r"^\s+[\d.]+\s+\d+\s+50\s+\d+\s+mix_a"),
+    ("dosprof", "dpwork aaaaabbbcc:2000", "", ["tmp/prof/dosprof.3"],
+     r"^\s+\d+\s+[\d.]+%\s+dp_page_a$"),
+    ("mc", "mcwork run 10 30 5", "", ["tmp/prof/mc.1", "tmp/prof/mc.1.dump"],
+     r"^\s+30\s+[\d.]+\s+[0-9a-f]{8}\s+mcwork\s+:beta$"),
+]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, PROFILE] + list(args), capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+
+
+def first_row(text, pattern, what):
+    """the first report row that is a function's must be the hot one"""
+    assert re.search(pattern, text, re.M), "%s: no row %r in:\n%s" % (what, pattern, text)
+
+
+@test("profile_every_engine", timeout=600, qemu=False)
+def profile_every_engine(h):
+    """make profile CMD=... ENGINE=E for each engine: the engine's files come
+    out, its report names the command's known hot function, the guest's
+    export hint is not printed, and the exit status is 0."""
+    for engine, line, boot, files, hot in CASES:
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--engine", engine, "--out", out, "--cmdline", boot, "--", line)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0, "%s: exit %d\n%s%s" % (engine, r.returncode, r.stdout, r.stderr)
+            for f in files:
+                assert os.path.exists(os.path.join(out, f)), "%s: no %s in %s" % (engine, f, os.listdir(out))
+            first_row(r.stdout, hot, engine)
+            assert "to take the profile out" not in r.stdout and "export them" not in r.stdout, r.stdout
+
+
+@test("profile_failures", timeout=300, qemu=False)
+def profile_failures(h):
+    """A command that is not found or exits non-zero makes make profile exit
+    1 after what was recorded, saying why; a wrong or empty ENGINE, or a
+    list for an engine that traces one program, is a usage error (2) that
+    lists the engines or says why."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run("--out", out, "--", "nosuch 1")
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 1 and "the command failed: sh: nosuch: not found" in r.stderr, r.stderr
+        assert os.path.exists(os.path.join(out, "dev", "stacks")), "what was recorded is kept"
+        r = run("--engine", "devkprof", "--out", out, "--", "kwork loop 100000 1; fault")
+        assert r.returncode == 1 and "the command failed: sh: fault: exit status" in r.stderr, r.stderr
+        assert re.search(r"kwork_loop$", r.stdout, re.M), r.stdout
+    for engine in ("bogus", ""):
+        r = run("--engine", engine, "--", "spin 1")
+        assert r.returncode == 2, r.stderr
+        for name in ("stacks", "devkprof", "profil", "heat", "dosprof", "mc"):
+            assert re.search(r"^  %s\s+\S" % name, r.stderr, re.M), r.stderr
+    r = run("--engine", "heat", "--", "accwork mix 5; accwork mix 5")
+    assert r.returncode == 2 and "profiles one program" in r.stderr, r.stderr
+    r = run("--engine", "profil", "--", "spin 1")
+    assert r.returncode == 2 and "no program of the line has a -pg build" in r.stderr, r.stderr
