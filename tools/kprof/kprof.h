@@ -147,7 +147,7 @@ struct sampleset {
 	uint64_t text_start, text_end, nbins;
 	unsigned res;
 	/* what the report header says besides the totals */
-	int has_saturated, running, has_ticks;
+	int has_saturated, running, stopped, has_ticks;   /* stopped: kpinfo's state is off */
 	uint64_t saturated, full_bins, info_ticks;
 	char note[256];                /* a reader's caveat for the header, or "" */
 	/* a dump of one program's text range [range_lo, range_hi) (gmon's

@@ -149,6 +149,19 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	if (pp->rd->read(&pp->ss, ro) < 0)
 		return -1;
 	pp->ss.format = pp->rd->name;
+	/* with profiling off, a kpdata and its kpinfo of one profile say the
+	 * same ticks: other ticks are another profile's kpinfo, and every
+	 * millisecond figure would be off */
+	if (pp->ss.stopped && pp->ss.has_ticks && pp->ss.info_ticks != pp->ss.total) {
+		if (!force) {
+			kp_error("%s holds %ju ticks and its kpinfo %ju, with profiling off: they are not "
+				 "of one profile (export /dev/kpdata and /dev/kpinfo together; --force to go on)",
+				 ro->path, (uintmax_t)pp->ss.total, (uintmax_t)pp->ss.info_ticks);
+			return -1;
+		}
+		fprintf(stderr, "kprof: warning: kpdata's %ju ticks are not its kpinfo's %ju (--force)\n",
+			(uintmax_t)pp->ss.total, (uintmax_t)pp->ss.info_ticks);
+	}
 	if (kp_match(&pp->sy, &pp->ss, force, pp->warning, sizeof pp->warning) < 0)
 		return -1;
 	if (pp->ss.stacks)

@@ -100,6 +100,7 @@ static int place(struct sampleset *ss, const struct kpinfo *ki)
 	ss->has_saturated = (ki->have & KI_SATURATED) != 0;
 	ss->saturated = ki->saturated;
 	ss->running = (ki->have & KI_STATE) && strcmp(ki->state, "on") == 0;
+	ss->stopped = (ki->have & KI_STATE) && strcmp(ki->state, "off") == 0;
 	ss->has_ticks = (ki->have & KI_TICKS) != 0;
 	ss->info_ticks = ki->ticks;
 	ss->mods = kp_calloc(1, sizeof *ss->mods);

@@ -66,6 +66,37 @@ static const char *plain_dump(const char *name)
 	return path_in(dir, "kpdata");
 }
 
+/* A kpdata beside another profile's kpinfo (ticks differ, profiling off)
+ * was read with a note, and every millisecond figure was off: it is
+ * refused, --force reads it with a warning; while profiling is on the
+ * two may differ (read at different times), and a note says so. */
+static void kpdata_kpinfo_mixed_refused(void **state)
+{
+	const char *dir = tmp_path("mixed"), *on = tmp_path("mixed-on");
+	size_t n = fx_nbins(0);
+	uint32_t *bins = calloc(n, sizeof *bins);
+	struct run r;
+
+	(void)state;
+	bins[sym("spin_a") - fx()->ts] = 10;
+	write_dump(dir, 0, 10, 10, bins, n, "ticks 100\n");
+	run_kprof(&r, ELF, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "holds 10 ticks and its kpinfo 100, with profiling off"));
+	assert_non_null(strstr(r.err, "--force"));
+	run_free(&r);
+	run_kprof(&r, "--force", ELF, path_in(dir, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "warning: kpdata's 10 ticks are not its kpinfo's 100"));
+	run_free(&r);
+	write_dump(on, 0, 10, 10, bins, n, "ticks 100\nstate on\n");
+	run_kprof(&r, ELF, path_in(on, "kpdata"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "read at different times"));
+	run_free(&r);
+	free(bins);
+}
+
 /* hex of a build-id wrote 2 * n_descsz bytes into 129 after a 32-bit check
  * that n_descsz = 0x80000000 passed; a 2 GiB note crashed kprof. */
 static void build_id_note_size_overflow(void **state)
@@ -517,6 +548,7 @@ int test_bugs_group(void)
 		cmocka_unit_test(heat_all_zero_refused),
 		cmocka_unit_test(heat_counts_past_2_64_refused),
 		cmocka_unit_test(heat_crlf_one_rule),
+		cmocka_unit_test(kpdata_kpinfo_mixed_refused),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);
