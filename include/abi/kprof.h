@@ -33,9 +33,10 @@
 #define KPINFO_HZ          "hz"          /* achieved PIT rate, decimal with 3 places */
 #define KPINFO_TICKS       "ticks"       /* = word 0 */
 #define KPINFO_KTICKS      "kernel_ticks"/* = word 1 */
+#define KPINFO_IDLE        "idle_ticks"  /* of the kernel ticks, the idle loop's */
 #define KPINFO_STATE       "state"       /* on | off */
 #define KPINFO_SATURATED   "saturated"   /* samples that hit a full counter */
-#define KPINFO_LOST        "lost_ticks"  /* ticks merged while interrupts were off (also in /dev/sysstat) */
+#define KPINFO_LOST        "lost_ticks"  /* ticks merged while interrupts were off, while this profile was on */
 #define KPINFO_BUILD_ID    "build_id"    /* the kernel's GNU build-id, hex */
 #define KPINFO_LAST        "last"        /* the last kpctl command and what it did */
 
@@ -51,6 +52,7 @@
 	X(HZ,         KPINFO_HZ,         RATE)  \
 	X(TICKS,      KPINFO_TICKS,      DEC)   \
 	X(KTICKS,     KPINFO_KTICKS,     DEC)   \
+	X(IDLE,       KPINFO_IDLE,       DEC)   \
 	X(STATE,      KPINFO_STATE,      STATE) \
 	X(SATURATED,  KPINFO_SATURATED,  DEC)   \
 	X(LOST,       KPINFO_LOST,       DEC)   \
@@ -65,5 +67,6 @@
 #define KPCTL_HZ           "hz"          /* hz N */
 #define KPCTL_RES          "res"         /* res N, only while stopped */
 #define KPCTL_MAXLEN       64            /* longer writes are EINVAL */
+#define KPCTL_HELP         "start | stop | startclr | clear | hz N | res N (while stopped)"
 
 #endif

@@ -10,6 +10,7 @@
  * first starts and sized from the real text bounds; they are kept in
  * native order and turned big-endian only when kpdata is opened. */
 #include "abi/be32.h"
+#include "abi/clock.h"
 #include "abi/errno.h"
 #include "abi/kprof.h"
 #include "buildid.h"
@@ -39,9 +40,11 @@ static struct {
 	uint32_t npages;        /* pages behind buf */
 	uint32_t nbins, res;
 	uint32_t saturated;     /* samples that found their counter full */
+	uint32_t idle;          /* of the kernel ticks, the idle loop's */
+	uint32_t lost, lost_at; /* ticks lost while on: before the last start, and the clock's count then */
 	bool on;
 	char note[48];          /* what the last harmless command did */
-	char last[KPCTL_MAXLEN + 32];
+	char last[KPCTL_MAXLEN + 96];
 } kp;
 
 /* The sample, at interrupt time: count the tick, and if the PC was in the
@@ -51,12 +54,12 @@ __attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
 	uint32_t w = prof_weight(flags), i;
-	(void)p;
-
 	prof_add_sat(&kp.total, w, &kp.saturated);
 	if (prof_user(flags))
 		return;
 	prof_add_sat(&kp.kernel, w, &kp.saturated);
+	if (!p)                 /* no process: the idle loop */
+		prof_add_sat(&kp.idle, w, &kp.saturated);
 	i = (pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
 	if (i < kp.nbins)
 		prof_add_sat(&kp.bins[i], w, &kp.saturated);
@@ -102,8 +105,10 @@ static void clear(void)
 	prof_set_sampling(&engine, false);
 	if (kp.bins)
 		memset(kp.bins, 0, buf_size());
-	kp.total = kp.kernel = 0;
+	kp.total = kp.kernel = kp.idle = 0;
 	kp.saturated = 0;
+	kp.lost = 0;
+	kp.lost_at = lost_ticks;
 	if (kp.on)
 		prof_set_sampling(&engine, true);
 }
@@ -118,6 +123,7 @@ static int start(void)
 	if (!kp.bins && alloc_buf() < 0)
 		return -ENOMEM;
 	kp.on = true;
+	kp.lost_at = lost_ticks;
 	prof_set_hold(&engine, true);
 	prof_set_sampling(&engine, true);
 	return 0;
@@ -133,6 +139,7 @@ static void stop(void)
 	prof_set_sampling(&engine, false);
 	prof_set_hold(&engine, false);
 	kp.on = false;
+	kp.lost += lost_ticks - kp.lost_at;
 }
 
 void kprof_init(void)
@@ -143,48 +150,71 @@ void kprof_init(void)
 	ctldev_register(&kprofdev);
 }
 
-/* applies one kpctl command (bytes already in the kernel); 0 or -errno */
+/* applies one kpctl command (bytes already in the kernel); 0 or -errno,
+ * and then why, on the console and in kpinfo's last */
 static int kprof_ctl(const char *cmd, uint32_t n)
 {
 	struct ctlmsg m;
 	uint32_t v = 0;
 	int r = 0;
+	char why[80];
 
-	if ((r = ctl_parse(cmd, n, KPCTL_MAXLEN, &m)) < 0)
+	why[0] = 0;
+	if ((r = ctl_parse(cmd, n, KPCTL_MAXLEN, &m)) < 0) {
+		kprintf("kpctl: a command of at most %u bytes, one line: %s\n", KPCTL_MAXLEN, KPCTL_HELP);
 		return r;
-	if (ctl_cmd(&m, KPCTL_START, 0))
-		r = start();
-	else if (ctl_cmd(&m, KPCTL_STOP, 0))
+	}
+	if (ctl_cmd(&m, KPCTL_START, 0)) {
+		if ((r = start()) < 0)
+			ksnprintf(why, sizeof why, "no memory for %u bins", kp.nbins);
+	} else if (ctl_cmd(&m, KPCTL_STOP, 0))
 		stop();
 	else if (ctl_cmd(&m, KPCTL_STARTCLR, 0)) {
 		clear();
-		if (!kp.on)
-			r = start();
+		if (!kp.on && (r = start()) < 0)
+			ksnprintf(why, sizeof why, "no memory for %u bins", kp.nbins);
 	} else if (ctl_cmd(&m, KPCTL_CLEAR, 0))
 		clear();
 	else if (ctl_cmd(&m, KPCTL_HZ, 1) && ctl_uint(&m, 1, &v)) {
-		if ((r = prof_set_hz(&engine, v)) < 0)
-			return r;
+		if ((r = prof_set_hz(&engine, v)) == -EBUSY)
+			ksnprintf(why, sizeof why, "another engine holds the rate");
+		else if (r < 0)
+			ksnprintf(why, sizeof why, "out of range %u..%u", PIT_MIN_HZ, clock_max_hz());
 	} else if (ctl_cmd(&m, KPCTL_RES, 1) && ctl_uint(&m, 1, &v)) {
-		if (kp.on || v > KPROF_RES_MAX)
-			return -EINVAL;
-		if (v != kp.res) {
+		if (kp.on) {
+			r = -EINVAL;
+			ksnprintf(why, sizeof why, "profiling is on: stop first");
+		} else if (v > KPROF_RES_MAX) {
+			r = -EINVAL;
+			ksnprintf(why, sizeof why, "out of range 0..%u", KPROF_RES_MAX);
+		} else if (v != kp.res) {
 			if (kp.bins)
 				kfree_contig(kp.bins, kp.npages);
 			kp.bins = NULL;
-			kp.total = kp.kernel = 0;
+			kp.total = kp.kernel = kp.idle = 0;
 			kp.res = v;
 			kp.nbins = nbins_for(v);
 			kp.saturated = 0;
 		}
-	} else
-		return -EINVAL;
+	} else {
+		r = -EINVAL;
+		ksnprintf(why, sizeof why, "not a command (%s)", KPCTL_HELP);
+	}
 	if (r == 0) {
 		if (!ctl_is(&m, 0, KPCTL_START) && !ctl_is(&m, 0, KPCTL_STOP))
 			kp.note[0] = 0;
 		ksnprintf(kp.last, sizeof kp.last, "%.*s", (int)m.n, cmd);
+	} else {
+		kprintf("kpctl: %.*s: %s\n", (int)m.n, cmd, why);
+		ksnprintf(kp.last, sizeof kp.last, "%.*s: refused, %s", (int)m.n, cmd, why);
 	}
 	return r;
+}
+
+/* cat /dev/kpctl: the commands it takes */
+static void kpctl_text(struct textbuf *t)
+{
+	text_add(t, "%s\n", KPCTL_HELP);
 }
 
 /* ---- the device ---- */
@@ -228,15 +258,16 @@ static void kpinfo_text(struct textbuf *t)
 	text_add(t, "%s %u.%03u\n", KPINFO_HZ, mhz / 1000, mhz % 1000);
 	text_add(t, "%s %u\n", KPINFO_TICKS, kp.total);
 	text_add(t, "%s %u\n", KPINFO_KTICKS, kp.kernel);
+	text_add(t, "%s %u\n", KPINFO_IDLE, kp.idle);
 	text_add(t, "%s %s%s\n", KPINFO_STATE, kp.on ? "on" : "off", kp.note);
 	text_add(t, "%s %u\n", KPINFO_SATURATED, kp.saturated);
-	text_add(t, "%s %u\n", KPINFO_LOST, lost_ticks);
+	text_add(t, "%s %u\n", KPINFO_LOST, kp.lost + (kp.on ? lost_ticks - kp.lost_at : 0));
 	text_add(t, "%s %s\n", KPINFO_BUILD_ID, kernel_build_id());
 	text_add(t, "%s %s\n", KPINFO_LAST, kp.last[0] ? kp.last : "none");
 }
 
 static const struct ctlfile kproffiles[] = {
-	{ .name = "kpctl", .ctl = kprof_ctl },
+	{ .name = "kpctl", .ctl = kprof_ctl, .text = kpctl_text },
 	{ .name = "kpdata", .open = kpdata_open, .size = kpdata_size, .align = KPDATA_WORD },
 	{ .name = "kpinfo", .text = kpinfo_text },
 };

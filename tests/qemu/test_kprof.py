@@ -63,6 +63,26 @@ def dump(m, k):
     return tuple(paths)
 
 
+@test("kprof_idle", timeout=120, icount=True)
+def kprof_idle(m):
+    """The idle loop's ticks are counted apart (kpinfo's idle_ticks) and the
+    report shows them as idle beside kernel and user, so that "kernel" is
+    work: a second asleep (sleep 1000) is about 1000 idle ticks, the loop's work is
+    kernel."""
+    m.wait_prompt()
+    k = profile(m, ["kwork loop 1000000 20; sleep 1000"])
+    m.halt()
+    data, info = dump(m, k)
+    w, inf = words(data), kpinfo(info)
+    idle = int(inf["idle_ticks"])
+    assert 950 <= idle <= w[1], (idle, w[:2])
+    report = kprof(KERNEL, data)
+    m.text += report
+    m.check(report, [r"^kernel\s+%d ticks" % (w[1] - idle), r"^idle\s+%d ticks" % idle])
+    r = rows(report)
+    assert r["kwork_loop"] >= 0.8 * (w[1] - idle), (r, w[:2], idle)
+
+
 @test("kprof_workload", timeout=120, icount=True)
 def kprof_workload(m):
     m.wait_prompt()
@@ -85,7 +105,9 @@ def kprof_workload(m):
     assert top == "kwork_loop", "top function %s: %s" % (top, r)
     # the workload is built to spend nearly all its kernel time there
     assert r["kwork_loop"] >= 0.9 * w[1], "kwork_loop %d of %d kernel ticks" % (r["kwork_loop"], w[1])
-    m.check(report, [r"^total\s+%d ticks" % w[0], r"^kernel\s+%d ticks" % w[1]])
+    idle = int(inf["idle_ticks"])
+    m.check(report, [r"^total\s+%d ticks" % w[0], r"^kernel\s+%d ticks" % (w[1] - idle),
+                     r"^idle\s+%d ticks" % idle])
 
     # the same dump for util-linux readprofile: equal counts per function
     rp = os.path.join(m.scratch, "rp")
@@ -151,29 +173,40 @@ def kprof_res(m):
 
 @test("kprof_kpctl_errors", timeout=120, icount=True)
 def kprof_kpctl_errors(m):
-    """Bad kpctl writes fail with EINVAL and leave the counts alone."""
+    """Bad kpctl writes fail with EINVAL, say why on the console, are
+    recorded as refused in kpinfo's last, and leave the counts alone;
+    cat /dev/kpctl lists the commands."""
     m.wait_prompt()
     assert m.run("echo startclr > /dev/kpctl") == ""
     m.run("kwork loop 2000000 10")
     m.check(m.run("echo start > /dev/kpctl; cat /dev/kpinfo"),
             [r"^state on \(start while on: no change\)$"])
-    m.check(m.run("put /dev/kpctl 'res 3'"), [r"^put: write: Invalid argument$"])   # res while on
+    m.check(m.run("put /dev/kpctl 'res 3'"), [r"^kpctl: res 3: profiling is on: stop first$",
+                                               r"^put: write: Invalid argument$"])   # res while on
     assert m.run("echo stop > /dev/kpctl") == ""
     m.check(m.run("echo stop > /dev/kpctl; cat /dev/kpinfo"),
             [r"^state off \(stop while off: no change\)$"])
-    before = m.run("cat /dev/kpinfo; cksum /dev/kpdata")
+    counts = lambda: re.sub(r"^last .*\n", "", m.run("cat /dev/kpinfo; cksum /dev/kpdata"), flags=re.M)
+    before = counts()
+    why = {"hz 18": "out of range 19..596591", "hz 596592": "out of range 19..596591",
+           "bogus": "not a command (start | stop | startclr | clear | hz N | res N (while stopped))",
+           "res 9": "out of range 0..8"}
     for bad in ["", "\\n", "bogus", "Start", "start now", "starts", "hz", "hz abc", "hz 18",
                 "hz 596592", "hz 99999999999", "res 9", "res -1", "res", " stop", "stop  ",
                 "x" * 70, "clear 1"]:
         out = m.run("put /dev/kpctl '%s'" % bad)
-        assert out == "put: write: Invalid argument\nsh: put: exit status 1\n", \
+        assert re.match(r"^kpctl: .+\nput: write: Invalid argument\nsh: put: exit status 1\n$", out), \
             "kpctl %r: %r" % (bad, out)
-    after = m.run("cat /dev/kpinfo; cksum /dev/kpdata")
+        if bad in why:
+            assert out.startswith("kpctl: %s: %s\n" % (bad, why[bad])), (bad, out)
+            m.check(m.run("cat /dev/kpinfo"), [r"^last %s: refused, %s$" % (re.escape(bad), re.escape(why[bad]))])
+    after = counts()
     assert after == before, "counts changed:\n%s\n%s" % (before, after)
     m.check(before, [r"^ticks [1-9]\d*$"])
+    assert m.run("cat /dev/kpctl") == "start | stop | startclr | clear | hz N | res N (while stopped)\n"
     # good ones still work, with or without the newline
     m.check(m.run("put /dev/kpctl 'res 1'"), [r"^put: wrote 5 bytes$"])
-    m.check(m.run("put /dev/kpctl clear; cat /dev/kpinfo"), [r"^ticks 0$", r"^res 1$"])
+    m.check(m.run("put /dev/kpctl clear; cat /dev/kpinfo"), [r"^ticks 0$", r"^res 1$", r"^last clear$"])
     m.halt()
 
 
@@ -215,7 +248,8 @@ def kprof_res_bins(h):
     bins = {}
     for res in (0, 4):
         out = os.path.join(build_path("test-res"), str(res))
-        _, out, console = prof.profile(line, out=out, cmdline="kprof.res=%d hz=50000" % res)
+        _, out, console, _ = prof.profile(line, engine="devkprof", out=out,
+                                          cmdline="kprof.res=%d hz=50000" % res)
         h.text += console
         bins[res] = words(os.path.join(out, "dev", "kpdata"))
     w0, w4 = bins[0], bins[4]

@@ -91,8 +91,10 @@ def prof_rate_owner(m):
     m.check(m.run("echo startclr > /dev/kpctl; echo hz 1000 > /dev/kpctl; cat /dev/kpinfo"),
             [r"^hz 1000\.\d+$", r"^state on"])
     assert m.run("echo noop on > /dev/proftest") == ""
-    m.check(m.run("put /dev/kpctl 'hz 500'"), [r"^put: write: Device or resource busy$"])
-    m.check(m.run("cat /dev/kpinfo"), [r"^hz 1000\.\d+$", r"^last hz 1000$"])
+    m.check(m.run("put /dev/kpctl 'hz 500'"), [r"^kpctl: hz 500: another engine holds the rate$",
+                                                r"^put: write: Device or resource busy$"])
+    m.check(m.run("cat /dev/kpinfo"), [r"^hz 1000\.\d+$",
+                                       r"^last hz 500: refused, another engine holds the rate$"])
     assert m.run("echo noop off > /dev/proftest") == ""
     m.check(m.run("put /dev/kpctl 'hz 500'; cat /dev/kpinfo"), [r"^put: wrote 6 bytes$",
                                                                 r"^hz 500\.\d+$"])

@@ -129,6 +129,7 @@ static int parse_pair(struct kpinfo *ki, unsigned *seen, const char *key, const 
 	case KI_BIT_HZ: ki->hz = hz; break;
 	case KI_BIT_TICKS: ki->ticks = v; break;
 	case KI_BIT_KTICKS: ki->kernel_ticks = v; break;
+	case KI_BIT_IDLE: ki->idle = v; break;
 	case KI_BIT_SATURATED: ki->saturated = v; break;
 	case KI_BIT_LOST: ki->lost = v; break;
 	}

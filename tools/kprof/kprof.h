@@ -67,7 +67,7 @@ struct kpinfo {
 	unsigned have;                 /* KI_* bits for the keys seen */
 	uint32_t text_start, text_end;
 	unsigned res;
-	uint64_t nbins, ticks, kernel_ticks, saturated, lost;
+	uint64_t nbins, ticks, kernel_ticks, idle, saturated, lost;
 	double hz;
 	char state[8];
 	char build_id[129];            /* lower-case hex */
@@ -138,6 +138,8 @@ struct sampleset {
 	struct flat *flat;             /* sorted by mod, then addr */
 	size_t nflat;
 	uint64_t total, kernel;        /* ticks, and of those the ones in the kernel */
+	uint64_t idle;                 /* of the kernel's, the idle loop's (has_idle) */
+	int has_idle;
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;

@@ -102,6 +102,9 @@ static int place(struct sampleset *ss, const struct kpinfo *ki)
 	ss->running = (ki->have & KI_STATE) && strcmp(ki->state, "on") == 0;
 	ss->stopped = (ki->have & KI_STATE) && strcmp(ki->state, "off") == 0;
 	ss->has_ticks = (ki->have & KI_TICKS) != 0;
+	/* idle ticks, when the kernel counted them and they fit the dump's */
+	ss->has_idle = (ki->have & KI_IDLE) && ki->idle <= ss->kernel;
+	ss->idle = ss->has_idle ? ki->idle : 0;
 	ss->info_ticks = ki->ticks;
 	ss->mods = kp_calloc(1, sizeof *ss->mods);
 	ss->nmods = 1;

@@ -62,8 +62,11 @@ static void header(FILE *out, const struct symbolizer *sy, const struct samplese
 		fprintf(out, "clock   %.3f Hz  (%s)\n", hz, ss->format);
 	fprintf(out, "total   %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)ss->total,
 		pct(ss->total, ss->total), (double)ss->total / hz);
-	fprintf(out, "kernel  %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)ss->kernel,
-		pct(ss->kernel, ss->total), (double)ss->kernel / hz);
+	fprintf(out, "kernel  %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)(ss->kernel - ss->idle),
+		pct(ss->kernel - ss->idle, ss->total), (double)(ss->kernel - ss->idle) / hz);
+	if (ss->has_idle)
+		fprintf(out, "idle    %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)ss->idle,
+			pct(ss->idle, ss->total), (double)ss->idle / hz);
 	fprintf(out, "user    %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)user, pct(user, ss->total),
 		(double)user / hz);
 	if (ss->has_saturated && ss->saturated > 0)
