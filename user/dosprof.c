@@ -58,14 +58,24 @@ static void usage(void)
 	exit(2);
 }
 
-static uint32_t number(const char *s)
+/* an option's number, or the option named and why not */
+static uint32_t option(const char *opt, const char *s, unsigned long max)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 0);
-	if (end == s || *end)
-		usage();
+
+	if (end == s || *end || *s == '-') {
+		fprintf(2, "dosprof: %s %s: not a number\n", opt, s);
+		exit(2);
+	}
+	if (v > max) {
+		fprintf(2, "dosprof: %s %s: at most %lu\n", opt, s, max);
+		exit(2);
+	}
 	return v;
 }
+
+#define number(s) option(opt, (s), 0xFFFFFFFFul)
 
 /* ---- where the slots go: a program's text, or the kernel's ---- */
 
@@ -423,10 +433,12 @@ int main(int argc, char **argv)
 		if (strcmp(opt, "-m") == 0) {
 			o.mode = strcmp(v, "count") == 0 ? PRF_VATOTAL : strcmp(v, "hit") == 0 ? PRF_VAHIT :
 				 strcmp(v, "detail") == 0 ? PRF_VADETAIL : 0xFFFF;
-			if (o.mode == 0xFFFF)
-				usage();
+			if (o.mode == 0xFFFF) {
+				fprintf(2, "dosprof: -m %s: not count, hit or detail\n", v);
+				exit(2);
+			}
 		} else if (strcmp(opt, "-z") == 0) {
-			o.timval = number(v);
+			o.timval = (uint16_t)option(opt, v, 0xFFFF);   /* cm_timval is 16 bits */
 		} else if (strcmp(opt, "-b") == 0) {
 			o.bufsz = number(v);
 		} else if (strcmp(opt, "-f") == 0) {
@@ -439,9 +451,16 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(opt, "-r") == 0 && o.nr < MAXRANGES) {
 			const char *colon = strchr(v, ':');
-			if (!colon)
-				usage();
-			o.r[o.nr].start = strtoul(v, NULL, 0);
+			char *end;
+			if (!colon) {
+				fprintf(2, "dosprof: -r %s: not ADDR:SIZE\n", v);
+				exit(2);
+			}
+			o.r[o.nr].start = strtoul(v, &end, 0);
+			if (end != colon) {
+				fprintf(2, "dosprof: -r %s: not ADDR:SIZE\n", v);
+				exit(2);
+			}
 			o.r[o.nr++].size = number(colon + 1);
 		} else if (strcmp(opt, "-p") == 0) {
 			o.prog = v;

@@ -96,6 +96,12 @@ def dosprof_driver(m):
     # another engine on: the rate is not DosProfile's to set
     m.check(m.run("echo start > /dev/kpctl; dosprof -z 2000 dpwork a:1; echo stop > /dev/kpctl"),
             [r"^dosprof: init: 548 PRF_TIMER_RESET$"])
+    # a bad option value names the option; -z must fit cm_timval's 16 bits
+    for opts, why in (("-z 70000", "-z 70000: at most 65535"), ("-z x", "-z x: not a number"),
+                      ("-m fast", "-m fast: not count, hit or detail"),
+                      ("-r 0x1000", "-r 0x1000: not ADDR:SIZE"), ("-r 1x:2", "-r 1x:2: not ADDR:SIZE")):
+        assert m.run("dosprof %s dpwork a:1" % opts) == \
+            "dosprof: %s\nsh: dosprof: exit status 2\n" % why, opts
     pids = [re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", t, re.M).group(1)
             for t in (count, hit, detail)]
     m.run("export " + " ".join(pids))
