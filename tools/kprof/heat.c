@@ -155,6 +155,9 @@ int heat_main(int argc, char **argv)
 		nf = top;
 	printf("heat: %s: %" PRIu64 " instructions executed at %zu addresses\n", argv[optind],
 	       total, pp.ss.nflat);
+	if (pp.ss.running)
+		printf("note: the heatinfo beside the dump says tracing was still on when it was read: "
+		       "the counts are partial\n");
 	printf("%8s %14s %10s %14s  %s\n", "%instr", "instructions", "calls", "duration", "function");
 	for (long i = 0; i < nf; i++)
 		printf("%8.2f %14" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s\n",

@@ -131,9 +131,15 @@ static void heatinfo(struct sampleset *ss, const char *dump)
 	}
 	t = kp_calloc(len + 1, 1);
 	memcpy(t, text, len);
-	for (char *l = t; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+	for (char *l = t; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t ks = strlen(HEATINFO_STATE);
 		if (!strncmp(l, HEATINFO_BUILD_ID, k) && l[k] == ' ')
 			sscanf(l + k + 1, "%128[0-9a-f]", ss->mods[0].build_id);
+		/* still tracing (or armed) when it was read: the counts are partial */
+		if (!strncmp(l, HEATINFO_STATE, ks) && l[ks] == ' ' &&
+		    (!strncmp(l + ks + 1, "tracing", 7) || !strncmp(l + ks + 1, "armed", 5)))
+			ss->running = 1;
+	}
 	ss->unidentified = ss->mods[0].build_id[0] == '\0';
 	free(t);
 	free(text);

@@ -66,6 +66,36 @@ static const char *plain_dump(const char *name)
 	return path_in(dir, "kpdata");
 }
 
+/* A heat dump read while the engine still traced was summed as if it
+ * were whole: the heatinfo beside it says tracing, and the report says
+ * the counts are partial. */
+static void heat_read_while_tracing_noted(void **state)
+{
+	char dir[4096], text[256], path[4096 + 16];
+	struct run r;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s", tmp_path("heattracing"));
+	mkdir(dir, 0777);
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9 CALLED\n", sym("spin_a"));
+	snprintf(path, sizeof path, "%s/heat", dir);
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/heatinfo", dir);
+	write_text(path, "state tracing\n");
+	snprintf(path, sizeof path, "%s/heat", dir);
+	run_kprof(&r, "heat", "--force", ELF, path, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "tracing was still on when it was read"));
+	run_free(&r);
+	snprintf(path, sizeof path, "%s/heatinfo", dir);
+	write_text(path, "state stopped: the process exited\n");
+	snprintf(path, sizeof path, "%s/heat", dir);
+	run_kprof(&r, "heat", "--force", ELF, path, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "still on"));
+	run_free(&r);
+}
+
 /* A kpdata beside another profile's kpinfo (ticks differ, profiling off)
  * was read with a note, and every millisecond figure was off: it is
  * refused, --force reads it with a warning; while profiling is on the
@@ -549,6 +579,7 @@ int test_bugs_group(void)
 		cmocka_unit_test(heat_counts_past_2_64_refused),
 		cmocka_unit_test(heat_crlf_one_rule),
 		cmocka_unit_test(kpdata_kpinfo_mixed_refused),
+		cmocka_unit_test(heat_read_while_tracing_noted),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);
