@@ -1,6 +1,7 @@
 # make run's terminal: vm.py --interactive on a pseudo-terminal, as a person
 # would use it: ^C reaches the guest, Ctrl-A x leaves QEMU, and the
-# session's exports are unpacked at the end, a later one overwriting.
+# session's exports are unpacked as they arrive and at the end, a later
+# one overwriting; each session has its own directory.
 import os
 import pty
 import re
@@ -77,7 +78,11 @@ def make_run_terminal(h):
         t.type(b"\x03")             # from a terminal: without signal=off, QEMU would die here
         t.expect(r"^sh: sh: exit status 137 \(killed\)\n\$ ", "the status line after ^C")
         t.type(b"echo one > /tmp/note; export /tmp/note\r")
-        t.expect(r"^export: 1 files, 4 bytes\n\$ ", "the first export and a prompt")
+        t.expect(r"^export: 1 file, 4 bytes\n\$ ", "the first export and a prompt")
+        # unpacked while QEMU still runs, not only at the end
+        t.expect(r"^vm.py: received tmp/note$", "the export unpacked during the session")
+        with open(os.path.join(out, "tmp", "note")) as f:
+            assert f.read() == "one\n", "tmp/note during the session"
         t.type(b"echo second > /tmp/note; echo x > /tmp/x; export /tmp/note /tmp/x\r")
         t.expect(r"^export: 2 files, 9 bytes$", "the second export")
         t.type(b"\x01x")            # Ctrl-A x: leave QEMU
@@ -101,3 +106,23 @@ def make_run_terminal(h):
         shutil.rmtree(out, ignore_errors=True)
         if os.path.exists(out + "-com2.tar"):
             os.remove(out + "-com2.tar")
+
+
+@test("make_run_sessions", timeout=30, qemu=False)
+def make_run_sessions(h):
+    """Each make run session unpacks into a directory of its own, N one more
+    than the last, and latest points at the newest: two sessions' exports
+    never mix."""
+    sys.path.insert(0, os.path.dirname(VM))
+    import vm
+    base = tempfile.mkdtemp(prefix="kprof-sessions-")
+    try:
+        a = vm.new_session(base)
+        b = vm.new_session(base)
+        assert (os.path.basename(a), os.path.basename(b)) == ("1", "2"), (a, b)
+        assert os.readlink(os.path.join(base, "latest")) == "2"
+        os.makedirs(os.path.join(base, "7"))
+        assert os.path.basename(vm.new_session(base)) == "8"
+        assert os.readlink(os.path.join(base, "latest")) == "8"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -8,6 +8,8 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
@@ -63,22 +65,72 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outp
     return names
 
 
-RUN_DIR = os.path.join(qemu.ROOT, "build", "run")      # make run's exports
+RUN_DIR = os.path.join(qemu.ROOT, "build", "run")      # make run's sessions: RUN_DIR/N
 
 
-def interactive(cmdline, icount, extra=(), out=RUN_DIR):
-    """QEMU with COM1 on this terminal; when it ends, every file exported in
-    the session is unpacked under out (build/run/; a later export of a name
-    overwrites an earlier one). The raw COM2 bytes go to OUT-com2.tar.
-    Returns 0 for a clean halt or Ctrl-A x."""
-    out = os.path.abspath(out)
+def new_session(base=RUN_DIR):
+    """A fresh directory base/N for one make run session (N one more than
+    the last), with base/latest pointing at it."""
+    os.makedirs(base, exist_ok=True)
+    n = 1 + max([int(d) for d in os.listdir(base) if d.isdigit()] or [0])
+    out = os.path.join(base, str(n))
+    os.makedirs(out)
+    latest = os.path.join(base, "latest")
+    if os.path.islink(latest) or os.path.exists(latest):
+        os.remove(latest)
+    os.symlink(str(n), latest)
+    return out
+
+
+class Unpacker(threading.Thread):
+    """Unpacks the exports while QEMU runs, as each archive is finished (it
+    ends in two zero blocks and the file has stopped growing): the files are
+    there to read on the host before the session ends."""
+    def __init__(self, com2, out):
+        super().__init__(daemon=True)
+        self.com2, self.out, self.seen, self.stop = com2, out, set(), threading.Event()
+
+    def run(self):
+        size = -1
+        while not self.stop.wait(0.3):
+            try:
+                now = os.path.getsize(self.com2)
+                if now == size or now == 0:
+                    continue
+                size = now
+                time.sleep(0.2)
+                if os.path.getsize(self.com2) != now:
+                    continue
+                with open(self.com2, "rb") as f:
+                    f.seek(max(0, now - 1024))
+                    if f.read() != bytes(min(1024, now)):
+                        continue        # an archive is still coming
+                for name in qemu.extract_exports(self.com2, self.out):
+                    if name not in self.seen:
+                        self.seen.add(name)
+                        sys.stderr.write("\r\nvm.py: received %s\r\n" % name)
+                        sys.stderr.flush()
+            except (OSError, qemu.VMError):
+                continue
+
+
+def interactive(cmdline, icount, extra=(), out=None):
+    """QEMU with COM1 on this terminal. The session's exports are unpacked
+    under out (default: a new build/run/N, with build/run/latest pointing
+    at it) as they arrive, and once more when QEMU ends (a later export of
+    a name overwrites an earlier one). The raw COM2 bytes go to
+    OUT-com2.tar. Returns 0 for a clean halt or Ctrl-A x."""
+    out = os.path.abspath(out) if out else new_session()
     com2 = out.rstrip("/") + "-com2.tar"
     cmd = qemu.qemu_command(cmdline, icount, com2, extra, terminal=True)
     rel = os.path.relpath(out, qemu.ROOT)
     print("vm.py: ^C interrupts the guest's command; Ctrl-A x leaves QEMU; "
-          "exported files go to %s/ when QEMU ends" % rel, file=sys.stderr)
+          "exported files go to %s/ as they arrive" % rel, file=sys.stderr)
     os.makedirs(os.path.dirname(com2), exist_ok=True)
+    os.makedirs(out, exist_ok=True)
     open(com2, "wb").close()
+    unpacker = Unpacker(com2, out)
+    unpacker.start()
     proc = subprocess.Popen(cmd, cwd=qemu.ROOT)
     while True:
         try:
@@ -86,6 +138,8 @@ def interactive(cmdline, icount, extra=(), out=RUN_DIR):
             break
         except KeyboardInterrupt:   # a SIGINT from elsewhere reaches QEMU too; wait for it
             continue
+    unpacker.stop.set()
+    unpacker.join()
     try:
         names = qemu.extract_exports(com2, out)
     except qemu.VMError as e:
@@ -108,7 +162,7 @@ def main():
     ap = argparse.ArgumentParser(description="boot kprof-os and run a script in its shell")
     ap.add_argument("--script", help="shell lines to type, one a line ('#' comments)")
     ap.add_argument("--out", help="directory for console.log and the exported files "
-                    "(--interactive: the exported files only; default build/run)")
+                    "(--interactive: the exported files only; default a new build/run/N)")
     ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=5000'")
     ap.add_argument("--icount", action="store_true", help="-icount shift=0,sleep=off")
     ap.add_argument("--timeout", type=float, default=120,
@@ -123,7 +177,7 @@ def main():
     outputs = []
     try:
         if args.interactive:
-            return interactive(args.cmdline, args.icount, extra, args.out or RUN_DIR)
+            return interactive(args.cmdline, args.icount, extra, args.out)
         if not args.script or not args.out:
             ap.error("--script and --out are needed (or --interactive)")
         lines = script_lines(args.script)
