@@ -25,7 +25,12 @@ DEPS_OK :=
 
 # Two phases: what a user may override, then what the target needs.
 CFLAGS  ?= -O2 -g
+# -ffile-prefix-map: no checkout's path in the images (the DWARF names the
+# files relative to the top), so any checkout builds the same bytes and
+# the same build-ids. nasm has no such map (its DWARF holds the absolute
+# directory), so the .asm files are built without DWARF: symbols only.
 XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie \
+	-ffile-prefix-map=$(CURDIR)=. \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
 	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)

@@ -15,7 +15,7 @@ $(BUILD)/kernel/%.o: kernel/%.c | $(DEPS_OK)
 
 $(BUILD)/%.asm.o: %.asm | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(NASM) -f elf32 -g -F dwarf -MD $(@:.o=.d) -MP $(abspath $<) -o $@
+	$(NASM) -f elf32 -MD $(@:.o=.d) -MP $< -o $@
 
 # Two links: the first with an empty symbol table, from which
 # kernel/mkksyms.sh makes the real one for the second. The table is in
