@@ -86,10 +86,11 @@ profile: all
 	@if [ "$(origin ENGINE)" = "command line" ] || [ "$(origin ENGINE)" = environment ]; then \
 		engine='$(ENGINE)'; else engine=stacks; fi; \
 	if [ -z "$$KPROF_CMD" ] && [ -n "$$engine" ]; then \
-		echo "usage: make profile CMD='stackwork tree 40' [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
+		echo "usage: make profile CMD='stackwork tree 40' [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ACCURACY=1] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
 		$(PYTHON) tests/qemu/profile.py --list; exit 2; fi; \
 	$(PYTHON) tests/qemu/profile.py --engine "$$engine" --out '$(OUT)' \
 		--cmdline '$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout '$(or $(TIMEOUT),300)' \
+		$(if $(filter 1,$(ACCURACY)),--accuracy) \
 		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 

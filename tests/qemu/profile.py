@@ -150,6 +150,10 @@ class Profil:
             runs.append([KPROF, "gmon", "--top", "15"] + kprof_args + [program_elf(prog), g])
         return runs
 
+    def samples(self, out):
+        g = exported(out, "tmp/prof/gmon.*.out")
+        return g[0] if g else None
+
     def hint(self, out):
         g = exported(out, "tmp/prof/gmon.*.out")
         if g:
@@ -190,6 +194,10 @@ class Dosprof:
         return ["dosprof -m hit -t 5%s -p %s %s" % (rate, os.path.basename(self.prog), line),
                 "export /tmp/prof/dosprof.*"]
 
+    def samples(self, out):
+        d = exported(out, "tmp/prof/dosprof.*")
+        return d[0] if d else None
+
     def reports(self, out, kprof_args):
         runs = []
         for d in exported(out, "tmp/prof/dosprof.*"):
@@ -208,6 +216,10 @@ class MonteCarlo:
 
     def script(self, line):
         return ["prof on; %s; prof off" % line, "export /tmp/prof/mc.*"]
+
+    def samples(self, out):
+        d = exported(out, "tmp/prof/mc.*.dump")
+        return d[0] if d else None
 
     def reports(self, out, kprof_args):
         return [[KPROF, "--top", "15"] + kprof_args + user_elfs() + [KERNEL, d]
@@ -228,6 +240,9 @@ class Stacks:
     def script(self, line):
         return ["echo start > /dev/stackctl; %s; echo stop > /dev/stackctl" % line,
                 "export /dev/stacks"]
+
+    def samples(self, out):
+        return os.path.join(out, "dev", "stacks")
 
     def reports(self, out, kprof_args):
         dump = os.path.join(out, "dev", "stacks")
@@ -288,6 +303,39 @@ def profile(line, engine=DEFAULT, out=None, cmdline="", extra=(), timeout=120):
         vm.failure(outputs[0]) if outputs else None
 
 
+def accuracy(eng, line, out, cmdline, extra, timeout):
+    """ACCURACY=1: the same line again under the heat engine (under icount
+    the same run), and kprof accuracy of the engine's samples against the
+    exact counts. Returns an exit status."""
+    why = {"devkprof": "devkprof samples the kernel, and the heat engine traces user code "
+                       "only: there is no exact profile of kernel code to hold it against",
+           "heat": "the heat engine's counts are the exact profile itself"}
+    if eng.name in why:
+        print("accuracy: %s" % why[eng.name])
+        return 0
+    try:
+        words = one_program("accuracy", line)
+    except UsageError:
+        print("accuracy: the heat engine traces one program: ACCURACY=1 needs CMD='PROG ARG...'")
+        return 0
+    prog = words[0]
+    if eng.name == "profil":        # the samples are of the -pg build: trace that
+        prog = prog + ".pg"
+        line = re.sub(r"^\s*%s" % re.escape(words[0]), prog, line)
+    print("profile: ACCURACY=1: %s again under the heat engine, every instruction counted"
+          % line, flush=True)
+    exact = os.path.join(out, "accuracy")
+    try:
+        profile(line, "heat", exact, cmdline, extra, timeout)
+    except (qemu.VMError, UsageError) as e:
+        print("accuracy: the heat run failed: %s" % e)
+        return 1
+    argv = [KPROF, "accuracy", "--top", "10", program_elf(prog), os.path.join(exact, "dev", "heat"),
+            eng.samples(out)]
+    print("$ %s" % " ".join(shlex.quote(rel(a)) for a in argv), flush=True)
+    return subprocess.run([rel(a) for a in argv], cwd=TOP).returncode
+
+
 def main():
     ap = argparse.ArgumentParser(description="profile one command line in a fresh kprof-os")
     ap.add_argument("line", nargs="?", metavar="'COMMAND LINE'", help="what to profile, as typed in the guest")
@@ -297,6 +345,8 @@ def main():
     ap.add_argument("--cmdline", default="", help="kernel command-line words, e.g. 'hz=10000'")
     ap.add_argument("--kprof-args", default="", help="options for build/kprof, e.g. '--lines'")
     ap.add_argument("--qemu-flags", default="", help="more QEMU arguments, one string")
+    ap.add_argument("--accuracy", action="store_true",
+                    help="then the line under the heat engine, and the samples against its exact counts")
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds for each step: the boot, the command line, the export (default 300)")
     args = ap.parse_args()
@@ -350,6 +400,8 @@ def main():
     hint = getattr(eng, "hint", None)
     if hint and hint(out):
         print("profile: %s" % hint(out))
+    if args.accuracy:
+        status |= accuracy(eng, args.line, out, args.cmdline, shlex.split(args.qemu_flags), args.timeout)
     if failed:
         print("profile: the command failed: %s" % failed, file=sys.stderr)
         return 1

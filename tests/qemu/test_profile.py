@@ -79,3 +79,26 @@ def profile_failures(h):
     assert r.returncode == 2 and "profiles one program" in r.stderr, r.stderr
     r = run("--engine", "profil", "--", "spin 1")
     assert r.returncode == 2 and "no program of the line has a -pg build" in r.stderr, r.stderr
+
+
+@test("profile_accuracy", timeout=400, qemu=False)
+def profile_accuracy(h):
+    """ACCURACY=1: the line again under the heat engine, and the sampled
+    profile graded against the exact counts (TVD against the random floor,
+    the top ten's agreement, the functions off by more than 3 sd), for the
+    stack engine's leaves and for profil's gmon file; devkprof says why it
+    cannot be graded."""
+    for engine, line in (("stacks", "accwork mix 3000"), ("profil", "accwork mix 3000")):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--engine", engine, "--out", out, "--cmdline", "hz=20000", "--accuracy", "--", line)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0, r.stderr
+            m = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+)$", r.stdout, re.M)
+            assert m and int(m.group(1)) > 50 and float(m.group(4)) < 3, r.stdout
+            t = re.search(r"^top10 (\d+) of the \d+ hottest functions by the exact count", r.stdout, re.M)
+            assert t and int(t.group(1)) >= 6, r.stdout        # mix_a .. mix_f at least
+            assert re.search(r"^off by more than 3 sd: ", r.stdout, re.M), r.stdout
+            assert os.path.exists(os.path.join(out, "accuracy", "dev", "heat"))
+    with tempfile.TemporaryDirectory() as out:
+        r = run("--engine", "devkprof", "--out", out, "--accuracy", "--", "kwork loop 100000 5")
+        assert r.returncode == 0 and "accuracy: devkprof samples the kernel" in r.stdout, r.stdout

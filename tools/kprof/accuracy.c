@@ -103,6 +103,53 @@ static int by_exact(const void *a, const void *b)
 	return x->sampled < y->sampled ? 1 : x->sampled > y->sampled ? -1 : 0;
 }
 
+static int by_sampled(const void *a, const void *b)
+{
+	const struct share *x = *(const struct share *const *)a, *y = *(const struct share *const *)b;
+
+	if (x->sampled != y->sampled)
+		return x->sampled < y->sampled ? 1 : -1;
+	return x->exact < y->exact ? 1 : x->exact > y->exact ? -1 : 0;
+}
+
+static const char *share_name(const struct kelf *ke, const struct share *s)
+{
+	return s->sym < 0 ? "(no symbol)" : ke->syms[s->sym].name;
+}
+
+/* The ten hottest functions by the exact count and by the samples: how many
+ * are in both; and every function off by more than 3 sd. */
+static void agreement(const struct kelf *ke, struct share *sh, size_t nsh, uint64_t N)
+{
+	const struct share **by = kp_calloc(nsh ? nsh : 1, sizeof *by);
+	size_t nex = 0, nsa = 0, same = 0, off = 0;
+
+	for (size_t i = 0; i < nsh; i++) {      /* sh is sorted by exact share */
+		nex += sh[i].exact > 0 && nex < 10 && i == nex;
+		by[i] = &sh[i];
+	}
+	qsort(by, nsh, sizeof *by, by_sampled);
+	while (nsa < nsh && nsa < 10 && by[nsa]->sampled > 0)
+		nsa++;
+	for (size_t i = 0; i < nsa; i++)
+		same += by[i] >= sh && by[i] < sh + nex;
+	printf("top10 %zu of the %zu hottest functions by the exact count are the sampled top %zu\n",
+	       same, nex, nsa);
+	printf("off by more than 3 sd:");
+	for (size_t i = 0; i < nsh; i++) {
+		double e = sh[i].exact, z;
+		if (e <= 0 || e >= 1)
+			continue;
+		z = (sh[i].sampled - e) / sqrt(e * (1 - e) / N);
+		if (fabs(z) > 3) {
+			printf("%s %s (%+.1f)", off ? "," : "", share_name(ke, &sh[i]), z);
+			off++;
+		}
+	}
+	printf("%s\n", off ? "" : " none");
+	free(by);
+}
+
 int accuracy_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -235,6 +282,7 @@ int accuracy_main(int argc, char **argv)
 			       100 * sh[i].sampled, 100 * sh[i].exact, worst);
 			break;
 		}
+	agreement(ke, sh, nsh, N);
 	printf("%9s %9s %8s  %s\n", "exact%", "sampled%", "sd", "function");
 	for (size_t i = 0; i < nsh && (!top || (long)shown < top); i++) {
 		double e = sh[i].exact, q = sh[i].sampled;
