@@ -360,13 +360,15 @@ def main():
             sys.exit("bench: tools/kprof/bench.sh failed:\n" + p.stderr)
         host_rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
 
-    print("| metric | value | note |")
-    print("| --- | --- | --- |")
-    for name, value, note in rows:
-        print("| %s | %s | %s |" % (name, value, note))
-    for l in host_rows:
-        if not re.match(r"^\|\s*(metric|-+)\s*\|", l):
-            print(l)
+    table = ["| metric | value | note |", "| --- | --- | --- |"]
+    table += ["| %s | %s | %s |" % (name, value, note) for name, value, note in rows]
+    table += [l for l in host_rows if not re.match(r"^\|\s*(metric|-+)\s*\|", l)]
+    print("\n".join(table))
+    # the table the docs quote (docs/benchmarks.md), not copied by hand
+    out = os.path.join(TOP, "build", "bench.md")
+    with open(out, "w") as f:
+        f.write("\n".join(table) + "\n")
+    progress("the table is also in %s" % os.path.relpath(out, TOP))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ import json
 import os
 import shutil
 import subprocess
+import signal
 import sys
+import textwrap
 import tempfile
 import threading
 import time
@@ -188,6 +190,7 @@ def run_one(t):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # run.py --list | head
     ap = argparse.ArgumentParser(description="kprof-os test suite")
     ap.add_argument("names", nargs="*", metavar="NAME", help="run tests whose name contains NAME")
     ap.add_argument("--list", action="store_true", help="list the tests and exit")
@@ -208,7 +211,10 @@ def main():
     if args.list:
         for t in tests:
             where = "host" if not t.qemu else "qemu" + (" icount" if t.icount else "")
-            print("%-24s %-12s %4ds  %s" % (t.name, where, t.timeout, t.cmdline))
+            print("%-28s %-12s %4ds  %s" % (t.name, where, t.timeout, t.cmdline))
+            doc = " ".join((t.fn.__doc__ or "").split())
+            for line in textwrap.wrap(doc, 76):         # what it checks, from its docstring
+                print("    " + line)
         return 0
     if not tests:
         print("no test matches %s" % " ".join(args.names))

@@ -25,6 +25,8 @@ def pit_default():
 
 @test("boot_banner", timeout=30)
 def boot_banner(m):
+    """The banner: version and build-id, the command line, the memory and
+    modules found, and the PIT rate achieved."""
     out = m.wait_prompt()
     m.check(out, [VERSION, r"^cmdline: ' *'$", MEM, MODULE,
                   pit_default(),
@@ -35,6 +37,7 @@ def boot_banner(m):
 
 @test("boot_cmdline_bad", timeout=30, cmdline="hz=abc foo=1")
 def boot_cmdline_bad(m):
+    """A bad `hz=` and an unknown key are reported and the default used."""
     out = m.wait_prompt()
     m.check(out, [r"^cmdline: '.*hz=abc foo=1'$",
                   r"^cmdline: bad value 'abc' for hz \(\d+\.\.\d+\), using %d$" % CMDLINE["HZ_DEFAULT"],
@@ -45,6 +48,7 @@ def boot_cmdline_bad(m):
 
 @test("boot_cmdline_hz", timeout=30, cmdline="hz=5000 quantum=20")
 def boot_cmdline_hz(m):
+    """`hz=5000` gives divisor 239, and `quantum=` is taken."""
     out = m.wait_prompt()
     # 1193182 / 239 = 4992.39 Hz: the nearest divisor, 0.15% off.
     m.check(out, [PIT % (5000, 239, r"4992\.\d{3}", 20)],
@@ -54,6 +58,18 @@ def boot_cmdline_hz(m):
 
 @test("ktest", timeout=120, cmdline="ktest")
 def ktest(m):
+    """the in-kernel unit tests (command-line parser, multiboot2 parser with
+    malformed tags, page allocator, ring buffer, printf formats, strings,
+    the saturating counter, control messages, the text builder,
+    `copyin_array` at the edges, two profiling engines' sampling switched on
+    and off in every order and from inside a sample, the rate's hold apart
+    from sampling and hooks, the walk from the sample's frame the same for
+    one engine and beside another (`sample_frame_walk`, a clock interrupt
+    raised at a known place), engines' own boot words, heapsort (`ksort`),
+    the kernel's symbol table (each symbol found at its first and last byte,
+    not one past its end), frame-pointer walks over null, misaligned,
+    cyclic, kernel-pointing and unmapped user frames) print KTAP and all
+    pass"""
     status = m.wait_exit()
     out = m.transcript()
     m.check(out, [r"^KTAP version 1$", r"^1\.\.\d+$", r"^ok 1 \S+$",
@@ -93,11 +109,15 @@ def kernel_crash(m, trapno, name, extra):
 
 @test("kernel_fault_null", timeout=30, cmdline="crash=null", forbid=())
 def kernel_fault_null(m):
+    """a kernel fault prints the trap report and backtrace and exits with the
+    panic status"""
     kernel_crash(m, 14, "page fault", [r"^  fault address 0x00000000$"])
 
 
 @test("kernel_fault_divide", timeout=30, cmdline="crash=divide", forbid=())
 def kernel_fault_divide(m):
+    """a kernel fault prints the trap report and backtrace and exits with the
+    panic status"""
     kernel_crash(m, 0, "divide error", [])
 
 
@@ -113,6 +133,7 @@ def kernel_crash_unknown(m):
 def pit_rate(hz):
     @test("pit_rate_%d" % hz, timeout=90, cmdline="pitcheck hz=%d" % hz, icount=True)
     def check(m):
+        """Ticks counted over 2 s of TSC time under icount are within 1 % of the rate."""
         line = m.expect(r"^pitcheck: hz=(\d+) divisor=(\d+) achieved=([\d.]+) "
                         r"measured=([\d.]+) ticks=(\d+) span_ms=(\d+)$")
         want, divisor, achieved, measured, ticks, span_ms = (

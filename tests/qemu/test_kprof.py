@@ -85,6 +85,9 @@ def kprof_idle(m):
 
 @test("kprof_workload", timeout=120, icount=True)
 def kprof_workload(m):
+    """profile `kwork loop` in the guest: kpdata format, word 0 >= word 1 >=
+    sum of bins, `kwork_loop` on top with >= 90 % of kernel ticks,
+    readprofile agrees with kprof per function"""
     m.wait_prompt()
     k = profile(m, ["kwork loop 2000000 50"])
     m.halt()

@@ -68,6 +68,9 @@ class Terminal:
 
 @test("make_run_terminal", timeout=120, qemu=False)
 def make_run_terminal(h):
+    """`make run`'s runner on a pseudo-terminal: ^C reaches the guest (QEMU
+    survives), Ctrl-A x leaves, both sessions' exports are unpacked and the
+    later one wins"""
     out = tempfile.mkdtemp(prefix="kprof-run-")
     t = Terminal([sys.executable, VM, "--interactive", "--icount", "--out", out],
                  time.monotonic() + h.timeout - 10)

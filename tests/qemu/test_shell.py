@@ -16,6 +16,8 @@ def same(m, line, want):
 
 @test("shell_args", timeout=30)
 def shell_args(m):
+    """arguments, quotes, `>`, `>>`, `<`, errors and exit statuses, `cd`, `ls
+    /bin`"""
     m.wait_prompt()
     same(m, "echo a b c", "a b c\n")
     same(m, "echo   spaced    out  ", "spaced out\n")
@@ -44,6 +46,8 @@ def shell_globs(m):
 
 @test("shell_redirect", timeout=30)
 def shell_redirect(m):
+    """arguments, quotes, `>`, `>>`, `<`, errors and exit statuses, `cd`, `ls
+    /bin`"""
     m.wait_prompt()
     same(m, "echo hello > /tmp/f", "")
     same(m, "cat /tmp/f", "hello\n")
@@ -58,6 +62,8 @@ def shell_redirect(m):
 
 @test("shell_errors", timeout=30)
 def shell_errors(m):
+    """arguments, quotes, `>`, `>>`, `<`, errors and exit statuses, `cd`, `ls
+    /bin`"""
     m.wait_prompt()
     out = m.run("fault null")
     m.check(out, [r"^sh: fault: exit status 139\b"])
@@ -72,6 +78,8 @@ def shell_errors(m):
 
 @test("shell_cd", timeout=30)
 def shell_cd(m):
+    """arguments, quotes, `>`, `>>`, `<`, errors and exit statuses, `cd`, `ls
+    /bin`"""
     m.wait_prompt()
     same(m, "cd /tmp", "")
     same(m, "mkdir d", "")
@@ -95,6 +103,8 @@ def user_programs():
 
 @test("shell_ls_bin", timeout=30)
 def shell_ls_bin(m):
+    """arguments, quotes, `>`, `>>`, `<`, errors and exit statuses, `cd`, `ls
+    /bin`"""
     m.wait_prompt()
     out = m.run("ls /bin")
     m.check(out, [r"^file +[1-9]\d* %s$" % p for p in user_programs()])

@@ -17,6 +17,7 @@ def tree(root, files, when):
 
 @test("run_refuses_stale_build", timeout=30, qemu=False)
 def run_refuses_stale_build(h):
+    """run.py --no-make refuses a build older than a source file, and names it."""
     with tempfile.TemporaryDirectory() as root:
         tree(root, ["kernel/proc.c", "include/abi/kprof.h", "tools/kprof/main.c"], 1000)
         tree(root, ["build/os.iso", "build/kprof"], 2000)

@@ -17,6 +17,8 @@ def guest_cksums(out):
 
 @test("export", timeout=60)
 def export(m):
+    """a text file and a binary come out byte-exact (guest `cksum` = host
+    `cksum`); real `tar` reads the stream"""
     m.wait_prompt()
     m.run("echo '%s' > /tmp/t.txt" % TEXT.rstrip("\n"))
     size = len(TEXT) + os.path.getsize(build_path("user", "bin", "cksum"))
@@ -53,6 +55,10 @@ def export(m):
 @test("usertests", timeout=120,
       forbid=(r"FAILED", r"^panic", r"^kernel trap"))
 def usertests(m):
+    """the xv6-style user tests (bad pointers at the edges of user space,
+    unknown system calls, faults, kill (and `kill(1)` is EPERM), many
+    processes, sbrk, files, bad ELFs, a spawn bomb, no leaked pages) end
+    with `ALL TESTS PASSED`"""
     m.wait_prompt()
     out = m.run("usertests")
     m.check(out, [r"^ALL TESTS PASSED$"])
@@ -65,6 +71,7 @@ USER_BASE = qemu.header_defines("memlayout.h")["USER_BASE"]
 
 @test("user_fault", timeout=30)
 def user_fault(m):
+    """a user fault kills only that process"""
     m.wait_prompt()
     for kind in ("null", "kernel", "wild"):
         out = m.run("fault " + kind)
@@ -84,6 +91,7 @@ SPIN = r"^spin (\d+): user ticks (\d+) of elapsed (\d+)$"
 
 @test("fair_share", timeout=120, icount=True)
 def fair_share(m):
+    """two CPU-bound programs each get 40-60 % of the CPU"""
     m.wait_prompt()
     # One line, so that both start together, whatever the host's speed.
     m.type_line("spin 2000 & spin 2000")
