@@ -76,7 +76,7 @@ def accuracy_boot(cmdline):
     mix and lock, then the Monte Carlo ones (these four against the first
     heat exports: the same program). profil's gmon
     file is named by pid, so the runs are typed one by one and the name is
-    read back with ls (the shell has no wildcards)."""
+    read back with ls."""
     from qemu import Machine
     with tempfile.TemporaryDirectory() as d:
         m = Machine(cmdline, True, 1800, com2=os.path.join(d, "com2.tar")).start()
