@@ -265,7 +265,7 @@ def flame_browser(h):
         _, out, console, _ = prof.profile(LINE, engine="stacks", out=os.path.join(tmp, "run"))
         h.text += console
         dump = os.path.join(out, "dev", "stacks")
-        args = prof.ENGINES["stacks"].elfs() + [KERNEL, dump]
+        args = prof.user_elfs() + [KERNEL, dump]
         svg = os.path.join(tmp, "flame.svg")
         texts = {}
         for fmt in ("flamegraph", "folded"):

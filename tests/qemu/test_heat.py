@@ -183,13 +183,13 @@ def profil_pair(m, heat_args, sampled_args):
     """accwork.pg traced by heat, then sampled by profil(2): exports the
     heat and the gmon file of the sampled run (two exports)"""
     m.check(m.run("accwork.pg %s /dev/heatctl" % heat_args, timeout=240), [], forbid=[r"accwork"])
-    m.check(m.run("export /dev/heat"), [r"^export: 1 files"])
+    m.check(m.run("export /dev/heat"), [r"^export: 1 file,"])
     for g in gmon_files(m):
         m.run("rm /tmp/prof/" + g)
     m.check(m.run("accwork.pg %s" % sampled_args, timeout=240), [], forbid=[r"accwork"])
     g = gmon_files(m)
     assert len(g) == 1, "gmon files after the sampled run: %s" % g
-    m.check(m.run("export /tmp/prof/" + g[0]), [r"^export: 1 files"])
+    m.check(m.run("export /tmp/prof/" + g[0]), [r"^export: 1 file,"])
 
 
 def dosprof_run(m, sampled_args):
@@ -199,7 +199,7 @@ def dosprof_run(m, sampled_args):
     out = m.run("dosprof -c -m hit -b 131072 accwork %s dosprof" % sampled_args, timeout=240)
     m.check(out, [r"^hits \d+ of 32768 overwritten 0$"], forbid=[r"accwork: ", r"dosprof: \w+: "])
     path = re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M).group(1)
-    m.check(m.run("export " + path), [r"^export: 1 files"])
+    m.check(m.run("export " + path), [r"^export: 1 file,"])
 
 
 def mc_run(m, sampled_args):
@@ -209,7 +209,7 @@ def mc_run(m, sampled_args):
     out = m.run("prof on -P; accwork %s mc; prof off" % sampled_args, timeout=240)
     m.check(out, [r"^Total samples dropped  =\s+0$"], forbid=[r"accwork: ", r"prof: \w+: "])
     path = re.search(r"^prof: report in \S+, samples in (/tmp/prof/mc\.\d+\.dump)", out, re.M).group(1)
-    m.check(m.run("export " + path), [r"^export: 1 files"])
+    m.check(m.run("export " + path), [r"^export: 1 file,"])
 
 
 def mix_and_lock(m, lock_ticks):
@@ -218,7 +218,7 @@ def mix_and_lock(m, lock_ticks):
                  "accwork mix 3000000 /dev/usamplectl", "export /dev/usample",
                  "accwork lock 200 2 /dev/heatctl", "export /dev/heat",
                  "accwork lock %d 2 /dev/usamplectl" % lock_ticks, "export /dev/usample"):
-        m.check(m.run(line, timeout=240), [] if line.startswith("accwork") else [r"^export: 1 files"],
+        m.check(m.run(line, timeout=240), [] if line.startswith("accwork") else [r"^export: 1 file,"],
                 forbid=[r"accwork: "])
 
 

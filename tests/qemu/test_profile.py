@@ -102,3 +102,31 @@ def profile_accuracy(h):
     with tempfile.TemporaryDirectory() as out:
         r = run("--engine", "devkprof", "--out", out, "--accuracy", "--", "kwork loop 100000 5")
         assert r.returncode == 0 and "accuracy: devkprof samples the kernel" in r.stdout, r.stdout
+
+
+@test("vm_script_failures", timeout=120, qemu=False)
+def vm_script_failures(h):
+    """vm.py --script exits 1 when a line's command fails (not found, or a
+    non-zero status), naming the line; --keep-going exits 0; a line that
+    times out keeps what was exported before it."""
+    vm = os.path.join(ROOT, "tests", "qemu", "vm.py")
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "script")
+        with open(script, "w") as f:
+            f.write("echo one\nnosuch arg\necho three\n")
+        r = subprocess.run([sys.executable, vm, "--script", script, "--out", os.path.join(d, "a")],
+                           capture_output=True, text=True, timeout=100)
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 1 and "vm.py: line 2 'nosuch arg' failed: sh: nosuch: not found" in r.stderr, \
+            r.stderr
+        assert "echo three" in open(os.path.join(d, "a", "console.log")).read(), "the rest still ran"
+        r = subprocess.run([sys.executable, vm, "--keep-going", "--script", script, "--out",
+                            os.path.join(d, "b")], capture_output=True, text=True, timeout=100)
+        assert r.returncode == 0, r.stderr
+        with open(script, "w") as f:
+            f.write("echo kept > /tmp/k; export /tmp/k\nspin 100000\n")
+        r = subprocess.run([sys.executable, vm, "--timeout", "8", "--script", script, "--out",
+                            os.path.join(d, "c")], capture_output=True, text=True, timeout=100)
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 1 and "exported before it: tmp/k" in r.stderr, r.stderr
+        assert open(os.path.join(d, "c", "tmp", "k")).read() == "kept\n"

@@ -26,7 +26,7 @@ def export(m):
     guest = guest_cksums(m.run("cksum /tmp/t.txt /bin/cksum"))
     # A second archive after the first, and a relative name.
     m.run("cd /tmp")
-    m.check(m.run("export t.txt"), [r"^export: 1 files, %d bytes$" % len(TEXT)])
+    m.check(m.run("export t.txt"), [r"^export: 1 file, %d bytes$" % len(TEXT)])
     m.halt()
 
     # The real tar reads the archives: the first alone, then all with -i.

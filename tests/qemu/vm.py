@@ -54,7 +54,14 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outp
         step = "halting"
         m.halt(timeout)
     except qemu.VMError as e:
-        raise qemu.VMError("%s: %s" % (step, e))
+        m.close()
+        # what was exported before the failure is kept (a time-out, say)
+        try:
+            kept = qemu.extract_exports(com2, out)
+        except qemu.VMError:
+            kept = []
+        raise qemu.VMError("%s: %s%s" % (step, e, "; exported before it: %s" % ", ".join(kept)
+                                          if kept else ""))
     finally:
         m.close()
         with open(os.path.join(out, "console.log"), "w") as f:
