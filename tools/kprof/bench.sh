@@ -15,7 +15,7 @@ KPROF=$BUILD/kprof
 DIR=$BUILD/tools/kprof/bench
 ELF=$DIR/big.elf
 NFUNC=10700            # functions of 98 bytes: just over 1 MiB of text
-EVERY=10               # one nonzero bin every EVERY bytes
+EVERY=1                # every bin nonzero: the per-address cost shows
 REPEAT=5               # runs of each; the median is reported
 
 [ -x "$KPROF" ] || { echo "bench.sh: $KPROF not built (make kprof-all)" >&2; exit 1; }
@@ -76,20 +76,46 @@ timings() {
 med() { echo "$1"; }
 spread() { echo "median of $REPEAT, range $2-$3 ms"; }
 
-a2l() { addr2line -f -e "$ELF" < "$DIR/addrs"; }
+# A and B in alternation (A, B, A, B, ...), REPEAT pairs; the ratio A/B pair
+# by pair: "MEDIAN_RATIO MIN MAX MEDIAN_A_MS MEDIAN_B_MS"
+pairs() {
+	a=$1 b=$2
+	i=0
+	while [ $i -lt $REPEAT ]; do
+		t0=$(date +%s%N); sh -c "$a" > /dev/null; t1=$(date +%s%N); sh -c "$b" > /dev/null; t2=$(date +%s%N)
+		echo $(( (t1 - t0) / 1000 )) $(( (t2 - t1) / 1000 ))
+		i=$((i + 1))
+	done | awk '{ r[NR] = $1 / $2; x[NR] = $1; y[NR] = $2 }
+		function med(v, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } return v[int((n + 1) / 2)] }
+		END { n = NR; m = med(r, n); lo = r[1]; hi = r[n];
+			printf "%.2f %.2f %.2f %d %d\n", m, lo, hi, med(x, n) / 1000, med(y, n) / 1000 }'
+}
+peak() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }     # KiB
 
 naddr=$(wc -l < "$DIR/addrs")
 text=$(( $(wc -c < "$DIR/kpdata") / 4 - 2 ))
-s_kprof=$(timings "$KPROF" "$ELF" "$DIR/kpdata"); t_kprof=$(med $s_kprof)
-s_lines=$(timings "$KPROF" --lines "$ELF" "$DIR/kpdata"); t_lines=$(med $s_lines)
-s_a2l=$(timings a2l); t_a2l=$(med $s_a2l)
+# readprofile's files from the same dump
+"$KPROF" --format readprofile -o "$DIR/rp" "$ELF" "$DIR/kpdata" > /dev/null
+RP=$(command -v readprofile || echo /usr/sbin/readprofile)
 # the answers must agree before the times mean anything
 "$KPROF" "$ELF" "$DIR/kpdata" | grep -q ' f05000$' || { echo "bench.sh: kprof report lacks f05000" >&2; exit 1; }
+"$RP" -n -p "$DIR/rp/profile" -m "$DIR/rp/System.map" | grep -q ' f05000 ' ||
+	{ echo "bench.sh: readprofile's report lacks f05000" >&2; exit 1; }
 
-echo "| kprof: symbolize $(( text / 1024 )) KiB of text, $naddr nonzero bins, res 0 | $t_kprof ms | host wall-clock, $(spread $s_kprof); one merge of sorted bins and libdwfl's symbol ranges; per-function report |"
-echo "| kprof --lines: same bins to file:line | $t_lines ms | host wall-clock, $(spread $s_lines); libdwfl's line lookup (dwfl_module_getsrc) per nonzero bin |"
-echo "| addr2line -f -e ELF: the same $naddr addresses | $t_a2l ms | host wall-clock, $(spread $s_a2l); same run; function + file:line per address |"
-echo "| addr2line / kprof | $(awk -v a=$t_a2l -v k=$t_kprof 'BEGIN { printf "%.1fx", k ? a / k : 0 }') | ratio of the medians on this host ($(nproc) CPUs) |"
+set -- $(pairs "'$KPROF' '$ELF' '$DIR/kpdata'" "'$RP' -n -p '$DIR/rp/profile' -m '$DIR/rp/System.map'")
+r_rp=$1 lo_rp=$2 hi_rp=$3 t_kprof=$4 t_rp=$5
+m_kprof=$(peak "$KPROF" "$ELF" "$DIR/kpdata")
+m_rp=$(peak "$RP" -n -p "$DIR/rp/profile" -m "$DIR/rp/System.map")
+a2l() { addr2line -f -e "$ELF" < "$DIR/addrs"; }
+set -- $(pairs "addr2line -f -e '$ELF' < '$DIR/addrs'" "'$KPROF' --lines '$ELF' '$DIR/kpdata'")
+r_lines=$1 lo_lines=$2 hi_lines=$3 t_a2l=$4 t_lines=$5
+
+echo "| kprof: per-function report of $(( text / 1024 )) KiB of text, every one of $naddr bins nonzero | $t_kprof ms, $(( m_kprof / 1024 )) MiB | host wall-clock, median of $REPEAT; peak RSS; goal <= 24 MiB |"
+echo "| readprofile -n -p profile -m System.map: the same dump (kprof --format readprofile) | $t_rp ms, $(( m_rp / 1024 )) MiB | host wall-clock, median of $REPEAT, in alternation with kprof |"
+echo "| kprof / readprofile, the same profile | $r_rp | host wall-clock ratio, pair by pair, median of $REPEAT (range $lo_rp-$hi_rp); goal <= 1.0 |"
+echo "| kprof --lines: every bin to file:line | $t_lines ms | host wall-clock, median of $REPEAT; libdwfl's line lookup per nonzero bin |"
+echo "| addr2line -f -e ELF / kprof --lines, the same $naddr addresses | $r_lines | host wall-clock ratio, pair by pair, median of $REPEAT (range $lo_lines-$hi_lines; addr2line $t_a2l ms); goal >= 5 |"
 
 # Stacks: 100,000 distinct stacks 16 frames deep (8 kernel frames over 8
 # user frames, each a random function of the same ELF, which stands for
