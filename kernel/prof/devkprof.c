@@ -53,13 +53,19 @@ static struct {
 __attribute__((optimize("omit-frame-pointer")))
 static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
 {
-	uint32_t w = prof_weight(flags), i;
-	prof_add_sat(&kp.total, w, &kp.saturated);
-	if (prof_user(flags))
+	uint32_t w, i;
+
+	/* a user tick's flags are its weight: one add, kept first and short */
+	if (__builtin_expect(prof_user(flags), 1)) {
+		prof_add_sat(&kp.total, flags, &kp.saturated);
 		return;
-	prof_add_sat(&kp.kernel, w, &kp.saturated);
+	}
+	/* in this order, p's register is free before the bin needs one */
+	w = prof_weight(flags);
 	if (!p)                 /* no process: the idle loop */
 		prof_add_sat(&kp.idle, w, &kp.saturated);
+	prof_add_sat(&kp.total, w, &kp.saturated);
+	prof_add_sat(&kp.kernel, w, &kp.saturated);
 	i = (pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
 	if (i < kp.nbins)
 		prof_add_sat(&kp.bins[i], w, &kp.saturated);
