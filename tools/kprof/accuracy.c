@@ -32,11 +32,12 @@ static uint64_t per_symbol(const struct pipe *pp, double *counts, size_t nsyms)
 
 	for (size_t i = 0; i < pp->ss.nflat; i++) {
 		const struct hit *h = &pp->p.hits[i];
+		const struct flat *f = &pp->ss.flat[i];
 
-		if (h->mod >= pp->sy.nof || pp->sy.of[h->mod] != 0)
+		if (f->mod >= pp->sy.nof || pp->sy.of[f->mod] != 0)
 			continue;
-		counts[h->sym < 0 ? nsyms : (size_t)h->sym] += h->count;
-		n += h->count;
+		counts[h->sym < 0 ? nsyms : (size_t)h->sym] += f->count;
+		n += f->count;
 	}
 	return n;
 }

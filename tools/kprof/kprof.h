@@ -289,12 +289,9 @@ int kp_check_bins(const struct sampleset *ss, const struct kelf *ke);
 int kp_check_range(const struct sampleset *ss, const struct kelf *ke, int force);
 int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n);
 
-struct hit {                       /* one nonzero count, charged */
-	uint32_t mod;
-	uint64_t addr;
-	uint64_t count;
-	long sym;                      /* index into the module's syms, -1 for none */
-	long range;                    /* index into the module's ranges, -1 for none */
+struct hit {                       /* what ss->flat[i] is charged to: hits[i], 8 bytes */
+	int32_t sym;                   /* index into the module's syms, -1 for none */
+	int32_t range;                 /* index into the module's ranges, -1 for none */
 };
 
 struct profile {

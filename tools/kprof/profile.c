@@ -182,16 +182,13 @@ int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampl
 			mod = f->mod;
 			cursor = 0;
 		}
-		h->mod = f->mod;
-		h->addr = f->addr;
-		h->count = f->count;
 		sum += f->count;
 		/* ranges only move forward, as the counts do */
 		if (e >= 0)
 			r = kelf_range(&sy->elfs[e], f->addr, &cursor);
 		if (r) {
-			h->range = r - sy->elfs[e].ranges;
-			h->sym = r->sym;
+			h->range = (int32_t)(r - sy->elfs[e].ranges);
+			h->sym = (int32_t)r->sym;
 			p->symcount[f->mod][r->sym] += f->count;
 		} else {
 			h->range = h->sym = -1;

@@ -113,12 +113,26 @@ static int place(struct sampleset *ss, const struct kpinfo *ki)
 	return 0;
 }
 
-/* The nonzero bins, in address order, a chunk at a time. */
+/* The nonzero bins, in address order, a chunk at a time: counted first,
+ * so the array is allocated once at its size (a million bins are 24 MiB;
+ * doubling would touch up to twice that). */
 static int bins(struct sampleset *ss, const struct src *s)
 {
 	unsigned char *buf = kp_calloc(CHUNK_WORDS, KPDATA_WORD);
 	size_t cap = 0;
 
+	for (uint64_t i = 0; i < ss->nbins; i += CHUNK_WORDS) {
+		size_t n = ss->nbins - i < CHUNK_WORDS ? (size_t)(ss->nbins - i) : CHUNK_WORDS;
+
+		if (src_read(s, KPDATA_WORD * (KPDATA_HDR_WORDS + i), buf, n * KPDATA_WORD) < 0) {
+			free(buf);
+			return -1;
+		}
+		for (size_t j = 0; j < n; j++)
+			cap += be32_get(buf + KPDATA_WORD * j) != 0;
+	}
+	if (cap)
+		ss->flat = kp_reallocarray(NULL, cap, sizeof *ss->flat);
 	for (uint64_t i = 0; i < ss->nbins; i += CHUNK_WORDS) {
 		size_t n = ss->nbins - i < CHUNK_WORDS ? (size_t)(ss->nbins - i) : CHUNK_WORDS;
 
@@ -133,10 +147,8 @@ static int bins(struct sampleset *ss, const struct src *s)
 			if (c == 0)
 				continue;
 			ss->full_bins += c == KPDATA_MAX;
-			if (ss->nflat == cap) {
-				cap = cap ? 2 * cap : 1024;
-				ss->flat = kp_reallocarray(ss->flat, cap, sizeof *ss->flat);
-			}
+			if (ss->nflat == cap)
+				break;          /* cannot be: the file is read once, at open */
 			f = &ss->flat[ss->nflat++];
 			f->mod = 0;
 			f->addr = ss->text_start + ((i + j) << ss->res);

@@ -61,7 +61,7 @@ static int write_profile(const char *path, const struct sampleset *ss, const str
 	w[0] = 1u << ss->res;
 	for (size_t i = 0; i < p->nhits; i++)
 		if (p->hits[i].sym >= 0)
-			w[1 + ((p->hits[i].addr - ss->text_start) >> ss->res)] = (unsigned int)p->hits[i].count;
+			w[1 + ((ss->flat[i].addr - ss->text_start) >> ss->res)] = (unsigned int)ss->flat[i].count;
 	w[n - 1] = unknown > UINT32_MAX ? UINT32_MAX : (unsigned int)unknown;
 
 	f = fopen(path, "wb");

@@ -151,14 +151,14 @@ static int cmp_lhit(const void *a, const void *b)
 }
 
 static size_t rows_by_line(struct row *rows, const struct linetab *lt, const struct symbolizer *sy,
-			   const struct profile *p)
+			   const struct sampleset *ss, const struct profile *p)
 {
 	struct lhit *lh = kp_calloc(p->nhits, sizeof *lh);
 	size_t nl = 0, n = 0;
 	uint64_t unknown = 0;
 
 	for (size_t i = 0; i < p->nhits; i++) {
-		const struct hit *h = &p->hits[i];
+		const struct flat *h = &ss->flat[i];
 		const char *file = NULL;
 		int line = 0;
 
@@ -199,10 +199,11 @@ static size_t rows_by_addr(struct row *rows, const struct symbolizer *sy,
 
 	disasm_open(&d);
 	for (size_t i = 0; i < p->nhits; i++) {
-		const struct hit *h = &p->hits[i];
+		const struct hit *hh = &p->hits[i];
+		const struct flat *h = &ss->flat[i];
 		const struct kelf *ke = sy->of[h->mod] >= 0 ? &sy->elfs[sy->of[h->mod]] : NULL;
-		const struct krange *rg = ke && h->range >= 0 ? &ke->ranges[h->range] : NULL;
-		const struct ksym *s = rg ? &ke->syms[h->sym] : NULL;
+		const struct krange *rg = ke && hh->range >= 0 ? &ke->ranges[hh->range] : NULL;
+		const struct ksym *s = rg ? &ke->syms[hh->sym] : NULL;
 		char insn[160], *name;
 		struct row *r;
 
@@ -260,7 +261,7 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	if (wo->by == BY_SYMBOL)
 		n = rows_by_symbol(rows, sy, ss, p);
 	else if (wo->by == BY_LINE)
-		n = rows_by_line(rows, lt, sy, p);
+		n = rows_by_line(rows, lt, sy, ss, p);
 	else
 		n = rows_by_addr(rows, sy, ss, p);
 	if (p->outside) {
