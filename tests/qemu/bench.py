@@ -253,6 +253,9 @@ def mc_rows():
              "exact; goal <= 60; manysyms, 5,000 routines in turn"),
             ("Monte Carlo buffered: analysis at stop, instructions per sample", per[-1],
              "exact; %s samples (prof on -i 10, 100 kHz)" % look[-1]),
+            ("a system call's round trip (getpid), profiling off", "%.0f instructions" % (sc[0] / 20000),
+             "exact; int 0x80 to iret and back, with the return to user mode's hook check "
+             "(a load and a branch) when no engine has hooks on"),
             ("prof on -s: instructions added to a system call", "%.0f" % ((sc[1] - sc[0]) / 20000),
              "exact; 20,000 getpid calls, unbuffered"),
             ("prof on -k: instructions added to a system call", "%.0f" % ((sc[2] - sc[0]) / 20000),
@@ -324,6 +327,24 @@ def together_rows():
     rows.append(("the fan-out, per extra engine beside the first", "%.1f" % extra,
                  "exact; goal <= 5; (all at once - the sum alone) / 4"))
     rows.append(("lost ticks, all engines at once at 10 kHz", "%d" % lost, "exact; goal 0 under icount"))
+    # the same at each rate: the overhead, and no tick lost
+    inner = ("echo startclr > /dev/kpctl; echo start > /dev/stackctl; prof on; %s; prof off; "
+             "echo stop > /dev/stackctl; echo stop > /dev/kpctl" % pg)
+    lines = []
+    for hz in RATES + [PIT_MAX]:
+        # DosProfile's rate is OS/2's 16-bit cm_timval: above 65535 Hz it sits out
+        lines += ["echo hz %d > /dev/kpctl" % hz, pg.replace(".pg", ""),
+                  "echo clear > /dev/stackctl; " + (inner if hz > 0xFFFF else
+                  "dosprof -z %d -m count -p tickcost.pg sh -c '%s'" % (hz, inner))]
+    r = runs(boot(["echo depth 8 > /dev/stackctl"] + lines))
+    if len(r) != 2 * (len(RATES) + 1):
+        sys.exit("bench: engines together at each rate: %d tickcost lines" % len(r))
+    for k, hz in enumerate(RATES + [PIT_MAX]):
+        (coff, _, _), (con, ton, lost) = r[2 * k], r[2 * k + 1]
+        rows.append(("all engines at once: overhead at %d Hz" % hz, "%.2f %%" % (100.0 * (con - coff) / coff),
+                     "exact; %d ticks in %d cycles%s" % (ton, con, "; without DosProfile, whose rate is "
+                                                          "16 bits" if hz > 0xFFFF else "")))
+        rows.append(("lost ticks at %d Hz, all engines at once" % hz, "%d" % lost, "exact; goal 0 under icount"))
     return rows
 
 
