@@ -17,7 +17,10 @@
  *                         sampler driven by the same PIT sees the same
  *                         phase of the round at every tick: strictly
  *                         periodic sampling puts every sample in one of
- *                         the two, whose true split is even. */
+ *                         the two, whose true split is even.
+ *   accwork lock3 TICKS M [CTL]  the same with three functions, each a third
+ *                         of 1/M of the period: a round that a jittered
+ *                         clock's spacing does not divide evenly. */
 #include <stdbool.h>
 #include "ulib.h"
 #include "stdio.h"
@@ -91,6 +94,13 @@ __attribute__((noinline, no_instrument_function)) static void lock_f(void)
 __attribute__((noinline, no_instrument_function)) static void lock_g(void)
 {
 	while (rdtsc() <= deadline)     /* not lock_f's code, or the two fold into one */
+		;
+	deadline += half;
+}
+
+__attribute__((noinline, no_instrument_function)) static void lock_h(void)
+{
+	while ((int64_t)(rdtsc() - deadline) < 0)       /* a third way to say it: its own code */
 		;
 	deadline += half;
 }
@@ -206,6 +216,21 @@ int main(int argc, char **argv)
 		ctl("stop");
 		return 0;
 	}
-	fprintf(2, "usage: accwork mix ROUNDS [CTL] | accwork lock TICKS M [CTL]\n");
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "lock3") == 0 && parse_uint(argv[2], &n) == 0 &&
+	    parse_uint(argv[3], &m) == 0 && m > 0) {
+		half = period() / m / 3;        /* here a third of the round */
+		ctlfile = argc == 5 ? argv[4] : NULL;
+		ctl("pid");
+		profiling(1);
+		deadline = rdtsc() + half;
+		for (uint64_t r = 0; r < (uint64_t)n * m; r += 4) {
+			lock_f(), lock_g(), lock_h(), lock_f(), lock_g(), lock_h();
+			lock_f(), lock_g(), lock_h(), lock_f(), lock_g(), lock_h();
+		}
+		profiling(0);
+		ctl("stop");
+		return 0;
+	}
+	fprintf(2, "usage: accwork mix ROUNDS [CTL] | accwork lock|lock3 TICKS M [CTL]\n");
 	return 1;
 }

@@ -71,10 +71,11 @@ def accuracy_row(name, heat, samples, prog="accwork"):
 def accuracy_boot(cmdline):
     """One guest: the accwork loops traced by heat, then sampled by usample,
     by profil(2) (accwork.pg), by DosProfile's hit table and by the Monte
-    Carlo engine; returns the 12 exports in order: heat and samples for
+    Carlo engine; returns the 14 exports in order: heat and samples for
     usample's mix and lock, then for profil's, then DosProfile's dumps of
     mix and lock, then the Monte Carlo ones (these four against the first
-    heat exports: the same program). profil's gmon
+    heat exports: the same program), then heat and usample's samples of
+    the three-function lock-step. profil's gmon
     file is named by pid, so the runs are typed one by one and the name is
     read back with ls."""
     from qemu import Machine
@@ -111,12 +112,17 @@ def accuracy_boot(cmdline):
                 if len(d) != 1:
                     sys.exit("bench: prof accwork %s gave no dump:\n%s" % (what, out))
                 m.run("export " + d[0])
+            # three functions: a round the jitter's spacing does not divide evenly
+            m.run("accwork lock3 200 2 /dev/heatctl", timeout=600)
+            m.run("export /dev/heat")
+            m.run("accwork lock3 5000 2 /dev/usamplectl", timeout=600)
+            m.run("export /dev/usample")
             m.halt()
             ar = m.archives()
         finally:
             m.close()
-    if len(ar) != 12:
-        sys.exit("bench: expected 12 exports from the accuracy boot, got %d" % len(ar))
+    if len(ar) != 14:
+        sys.exit("bench: expected 14 exports from the accuracy boot, got %d" % len(ar))
     return ar
 
 
@@ -157,6 +163,8 @@ def heat_rows():
             (dump,) = ar[10 + k // 2].values()
             rows.append(accuracy_row("Monte Carlo buffered vs heat, accwork %s%s" % (what, j),
                                      ar[k]["dev/heat"], dump))
+        rows.append(accuracy_row("usample vs heat, accwork lock3 (three functions)%s" % j,
+                                 ar[12]["dev/heat"], ar[13]["dev/usample"]))
     return rows
 
 
