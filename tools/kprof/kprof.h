@@ -179,6 +179,8 @@ const struct frame *sampleset_stack(const struct sampleset *ss, size_t i, struct
 struct ropen {                     /* what the command line gives a reader */
 	const char *path;
 	const char *kpinfo;            /* NULL: the one beside path */
+	int by_function;               /* only per-function sums are wanted: a reader may fold */
+	const struct kelf *fold;       /* set by pipe_open: the ELF to fold a kpdata's bins by */
 };
 
 struct reader {

@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 		return 2;
 	ro.path = o.dump;
 	ro.kpinfo = o.kpinfo;
+	ro.by_function = o.writer == writer_named("text") && o.wo.by == BY_SYMBOL;
 	/* the ELFs first: a wrong kernel is the likelier mistake */
 	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;

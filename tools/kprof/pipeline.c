@@ -146,8 +146,15 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		pp->rd = f;
 	}
 	pp->ss.format = pp->rd->name;
-	if (pp->rd->read(&pp->ss, ro) < 0)
-		return -1;
+	{
+		struct ropen r = *ro;
+		/* a report per function of a kernel's bins needs no bin of its
+		 * own: the reader sums them per function as it reads (the
+		 * kernel is the first ELF; a wrong one is refused below) */
+		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
+		if (pp->rd->read(&pp->ss, &r) < 0)
+			return -1;
+	}
 	pp->ss.format = pp->rd->name;
 	/* with profiling off, a kpdata and its kpinfo of one profile say the
 	 * same ticks: other ticks are another profile's kpinfo, and every

@@ -115,13 +115,18 @@ static int place(struct sampleset *ss, const struct kpinfo *ki)
 
 /* The nonzero bins, in address order, a chunk at a time: counted first,
  * so the array is allocated once at its size (a million bins are 24 MiB;
- * doubling would touch up to twice that). */
-static int bins(struct sampleset *ss, const struct src *s)
+ * doubling would touch up to twice that). With fold, only per-function
+ * sums are wanted: consecutive bins in one function of that ELF (or in
+ * one gap between functions) become one entry at the first of them, so
+ * a report of a million bins holds a few thousand. */
+static int bins(struct sampleset *ss, const struct src *s, const struct kelf *fold)
 {
 	unsigned char *buf = kp_calloc(CHUNK_WORDS, KPDATA_WORD);
-	size_t cap = 0;
+	size_t cap = 0, cursor = 0;
+	const struct krange *last = NULL;
+	int have_last = 0;
 
-	for (uint64_t i = 0; i < ss->nbins; i += CHUNK_WORDS) {
+	for (uint64_t i = 0; i < ss->nbins && !fold; i += CHUNK_WORDS) {
 		size_t n = ss->nbins - i < CHUNK_WORDS ? (size_t)(ss->nbins - i) : CHUNK_WORDS;
 
 		if (src_read(s, KPDATA_WORD * (KPDATA_HDR_WORDS + i), buf, n * KPDATA_WORD) < 0) {
@@ -142,16 +147,30 @@ static int bins(struct sampleset *ss, const struct src *s)
 		}
 		for (size_t j = 0; j < n; j++) {
 			uint32_t c = be32_get(buf + KPDATA_WORD * j);
+			uint64_t addr = ss->text_start + ((i + j) << ss->res);
 			struct flat *f;
 
 			if (c == 0)
 				continue;
 			ss->full_bins += c == KPDATA_MAX;
-			if (ss->nflat == cap)
+			if (fold) {
+				const struct krange *r = kelf_range(fold, addr, &cursor);
+				if (have_last && r == last) {
+					ss->flat[ss->nflat - 1].count += c;
+					continue;
+				}
+				last = r;
+				have_last = 1;
+				if (ss->nflat == cap) {
+					cap = cap ? 2 * cap : 1024;
+					ss->flat = kp_reallocarray(ss->flat, cap, sizeof *ss->flat);
+				}
+			} else if (ss->nflat == cap) {
 				break;          /* cannot be: the file is read once, at open */
+			}
 			f = &ss->flat[ss->nflat++];
 			f->mod = 0;
-			f->addr = ss->text_start + ((i + j) << ss->res);
+			f->addr = addr;
 			f->count = c;
 		}
 	}
@@ -185,7 +204,7 @@ static int kpdata_read(struct sampleset *ss, const struct ropen *ro)
 			 "the counts cannot be placed; give one with --kpinfo FILE", ro->path, info);
 		goto out;
 	}
-	if (kpinfo_read(&ki, info) < 0 || place(ss, &ki) < 0 || bins(ss, &s) < 0)
+	if (kpinfo_read(&ki, info) < 0 || place(ss, &ki) < 0 || bins(ss, &s, ro->fold) < 0)
 		goto out;
 	r = 0;
 out:
@@ -209,7 +228,7 @@ static int kpdata_parse(struct sampleset *ss, const unsigned char *buf, size_t l
 	s.mem = nul + 1;
 	s.len = len - (size_t)(nul + 1 - buf);
 	if (header(ss, &s) < 0 || kpinfo_parse(&ki, (const char *)buf, (size_t)(nul - buf), name) < 0 ||
-	    place(ss, &ki) < 0 || bins(ss, &s) < 0)
+	    place(ss, &ki) < 0 || bins(ss, &s, NULL) < 0)
 		return -1;
 	return 0;
 }
