@@ -154,7 +154,9 @@ static int bins(struct sampleset *ss, const struct src *s, const struct kelf *fo
 				continue;
 			ss->full_bins += c == KPDATA_MAX;
 			if (fold) {
-				const struct krange *r = kelf_range(fold, addr, &cursor);
+				/* most bins fall in the function of the one before */
+				const struct krange *r = last && addr >= last->start && addr < last->end ?
+							 last : kelf_range(fold, addr, &cursor);
 				if (have_last && r == last) {
 					ss->flat[ss->nflat - 1].count += c;
 					continue;
