@@ -145,7 +145,7 @@ struct lhit {
 static int cmp_lhit(const void *a, const void *b)
 {
 	const struct lhit *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
 
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
@@ -168,7 +168,14 @@ static size_t rows_by_line(struct row *rows, const struct linetab *lt, const str
 			unknown += h->count;
 			continue;
 		}
-		lh[nl].file = linetab_relpath(file);
+		file = linetab_relpath(file);
+		/* bins in address order: a line's bins come together, and
+		 * libdwfl gives one file its one string */
+		if (nl && lh[nl - 1].file == file && lh[nl - 1].line == line) {
+			lh[nl - 1].count += h->count;
+			continue;
+		}
+		lh[nl].file = file;
 		lh[nl].line = line;
 		lh[nl].count = h->count;
 		nl++;
