@@ -39,21 +39,8 @@ def sh_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def one_command(line):
-    """Whether line is a single command (no ; or & outside quotes)."""
-    quote = None
-    for c in line:
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in ";&":
-            return False
-    return True
-
-
-def commands(line):
-    """The line's commands, split at ; and & outside quotes: lists of words."""
+def pieces(line):
+    """The line split at ; and & outside quotes, as typed (empty ones kept)."""
     out, cur, quote = [], "", None
     for c in line:
         if quote:
@@ -65,8 +52,17 @@ def commands(line):
             cur = ""
             continue
         cur += c
-    out.append(cur)
-    return [shlex.split(c) for c in out if c.strip()]
+    return out + [cur]
+
+
+def one_command(line):
+    """Whether line is a single command (no ; or & outside quotes)."""
+    return len(pieces(line)) == 1
+
+
+def commands(line):
+    """The line's commands: lists of words."""
+    return [shlex.split(c) for c in pieces(line) if c.strip()]
 
 
 def program_elf(name):

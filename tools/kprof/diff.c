@@ -20,38 +20,47 @@
 #define MAX_ELFS 64
 
 struct share {
-	char *name;
+	const char *name;               /* the table's */
 	double base, now;               /* shares, 0..1 */
 	uint64_t nbase, nnow;           /* samples */
 };
 
-static struct share *share_of(struct share **v, size_t *n, size_t *cap, const char *name, size_t len)
+/* the shares by name: a name's index in the table is its share's, until
+ * the shares are sorted (after the last lookup) */
+struct shares {
+	struct strtab names;
+	struct share *v;
+	size_t n, cap;
+};
+
+static struct share *share_of(struct shares *t, const char *name, size_t len)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (strlen((*v)[i].name) == len && !strncmp((*v)[i].name, name, len))
-			return &(*v)[i];
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*v = kp_reallocarray(*v, *cap, sizeof **v);
+	char *s = kp_calloc(len + 1, 1);
+	size_t k;
+
+	memcpy(s, name, len);
+	k = strtab_index(&t->names, s);
+	free(s);
+	if (k == t->n) {
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 64;
+			t->v = kp_reallocarray(t->v, t->cap, sizeof *t->v);
+		}
+		t->v[t->n++] = (struct share){ t->names.v[k], 0, 0, 0, 0 };
 	}
-	(*v)[*n] = (struct share){ kp_calloc(len + 1, 1), 0, 0, 0, 0 };
-	memcpy((*v)[*n].name, name, len);
-	return &(*v)[(*n)++];
+	return &t->v[k];
 }
 
 /* each function's samples: the stacks it is in, once a stack (recursion) */
-static uint64_t functions(const struct fline *l, size_t n, struct share **v, size_t *nv, size_t *cap,
-			  int now)
+static uint64_t functions(const struct fline *l, size_t n, struct shares *t, int now)
 {
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *s = strchr(l[i].text, ';');         /* past the root */
-		size_t seen0 = *nv;
-		char **seen = kp_calloc(STK_DEPTH_MAX + 2, sizeof *seen);
+		const char **seen = kp_calloc(STACK_NAMES_MAX, sizeof *seen);
 		size_t nseen = 0;
 
-		(void)seen0;
 		total += l[i].count;
 		while (s && *s) {
 			size_t len;
@@ -60,10 +69,10 @@ static uint64_t functions(const struct fline *l, size_t n, struct share **v, siz
 
 			s += *s == ';';
 			len = strcspn(s, ";");
-			f = share_of(v, nv, cap, s, len);
+			f = share_of(t, s, len);
 			for (size_t k = 0; k < nseen; k++)
 				dup |= seen[k] == f->name;
-			if (!dup && nseen < STK_DEPTH_MAX + 2) {
+			if (!dup && nseen < STACK_NAMES_MAX) {
 				seen[nseen++] = f->name;
 				*(now ? &f->nnow : &f->nbase) += l[i].count;
 			}
@@ -119,11 +128,12 @@ int diff_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfs[MAX_ELFS + 1], *svg = NULL;
-	size_t nelfs = 1, nb = 0, nn = 0, nv = 0, cap = 0, ns = 0, scap = 0;
+	size_t nelfs = 1, nb = 0, nn = 0, nv, ns;
 	struct pipe base, now;
 	struct ropen ro = { 0 };
 	struct fline *lb = NULL, *ln = NULL;
-	struct share *v = NULL, *st = NULL;
+	struct shares fs = { 0 }, ss = { 0 };
+	struct share *v, *st;
 	double threshold = 2.0;
 	uint64_t tb, tn;
 	long top = 10;
@@ -184,8 +194,9 @@ int diff_main(int argc, char **argv)
 		goto fail;
 	lb = folded_lines(&base.sy, &base.ss, &nb);
 	ln = folded_lines(&now.sy, &now.ss, &nn);
-	tb = functions(lb, nb, &v, &nv, &cap, 0);
-	tn = functions(ln, nn, &v, &nv, &cap, 1);
+	tb = functions(lb, nb, &fs, 0);
+	tn = functions(ln, nn, &fs, 1);
+	v = fs.v, nv = fs.n;
 	for (size_t i = 0; i < nv; i++) {
 		v[i].base = tb ? (double)v[i].nbase / tb : 0;
 		v[i].now = tn ? (double)v[i].nnow / tn : 0;
@@ -194,9 +205,10 @@ int diff_main(int argc, char **argv)
 	qsort(v, nv, sizeof *v, by_change);
 	/* the stacks, as shares too */
 	for (size_t i = 0; i < nb; i++)
-		share_of(&st, &ns, &scap, lb[i].text, strlen(lb[i].text))->nbase = lb[i].count;
+		share_of(&ss, lb[i].text, strlen(lb[i].text))->nbase = lb[i].count;
 	for (size_t i = 0; i < nn; i++)
-		share_of(&st, &ns, &scap, ln[i].text, strlen(ln[i].text))->nnow = ln[i].count;
+		share_of(&ss, ln[i].text, strlen(ln[i].text))->nnow = ln[i].count;
+	st = ss.v, ns = ss.n;
 	for (size_t i = 0; i < ns; i++) {
 		st[i].base = tb ? (double)st[i].nbase / tb : 0;
 		st[i].now = tn ? (double)st[i].nnow / tn : 0;
@@ -233,12 +245,10 @@ int diff_main(int argc, char **argv)
 fail:
 	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
-	for (size_t i = 0; i < nv; i++)
-		free(v[i].name);
-	for (size_t i = 0; i < ns; i++)
-		free(st[i].name);
-	free(v);
-	free(st);
+	strtab_free(&fs.names);
+	strtab_free(&ss.names);
+	free(fs.v);
+	free(ss.v);
 	if (lb)
 		folded_free(lb, nb);
 	if (ln)

@@ -37,6 +37,18 @@ struct strtab {
 };
 size_t strtab_index(struct strtab *t, const char *s);   /* adds it the first time */
 void strtab_free(struct strtab *t);
+
+/* A hash map from a key (a 64-bit number and a 32-bit tag, a module say)
+ * to a word: the caches and id tables of the stack writers. */
+struct kvmap {
+	uint64_t *key;
+	uint32_t *tag;                 /* tag + 1; 0: a free slot */
+	uintptr_t *val;
+	size_t n, cap;                 /* cap: a power of two */
+};
+/* the value's slot for the key, made (0, *made = 1) the first time */
+uintptr_t *kvmap_slot(struct kvmap *m, uint64_t key, uint32_t tag, int *made);
+void kvmap_free(struct kvmap *m);
 char *kp_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
@@ -256,14 +268,10 @@ void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);
 
-struct namecache {                 /* frame_name's answers, by (module, address, leaf) */
-	uint64_t *addr;
-	uint32_t *mod;                 /* module << 1 | leaf, + 1; 0: an empty slot */
-	const char **name;
-	size_t n, cap;                 /* cap: a power of two */
+struct namecache {                 /* frame_name's answers, by (address, module << 1 | leaf) */
+	struct kvmap names;
 	struct strtab chains;          /* the names with inlined frames, made here */
-	const char **plain, **suffixed; /* a name and its suffixed copy, by the name's pointer */
-	size_t nsuf, capsuf;
+	struct kvmap suffixed;         /* a name's suffixed copy, by the name's pointer */
 	const char *suffix;            /* the suffix they have */
 };
 

@@ -57,55 +57,20 @@ static int edge(csh cs, cs_insn *insn, const struct kelf *ke, uint64_t addr)
 
 /* the edge state of each leaf address, found once: a profile's stacks
  * share their leaves, and finding one decodes the function up to it */
-struct edges {
-	uint64_t *addr;
-	uint32_t *mod;                  /* module + 1; 0: a free slot */
-	uint8_t *state;
-	size_t n, cap;                  /* cap: a power of two */
-};
-
-static size_t edge_slot(const struct edges *e, uint32_t mod, uint64_t addr)
-{
-	size_t i = (size_t)(((addr ^ (uint64_t)mod << 40) * 0x9E3779B97F4A7C15ull) >> 20) & (e->cap - 1);
-
-	while (e->mod[i] && (e->mod[i] != mod + 1 || e->addr[i] != addr))
-		i = (i + 1) & (e->cap - 1);
-	return i;
-}
-
-static int edge_cached(struct edges *e, csh cs, cs_insn *insn, const struct kelf *ke, uint32_t mod,
+static int edge_cached(struct kvmap *cache, csh cs, cs_insn *insn, const struct kelf *ke, uint32_t mod,
 		       uint64_t addr)
 {
-	size_t i;
+	int made;
+	uintptr_t *v = kvmap_slot(cache, addr, mod, &made);
 
-	if (2 * (e->n + 1) > e->cap) {
-		struct edges old = *e;
-		e->cap = e->cap ? 2 * e->cap : 1024;
-		e->addr = kp_calloc(e->cap, sizeof *e->addr);
-		e->mod = kp_calloc(e->cap, sizeof *e->mod);
-		e->state = kp_calloc(e->cap, sizeof *e->state);
-		for (size_t k = 0; k < old.cap; k++)
-			if (old.mod[k]) {
-				i = edge_slot(e, old.mod[k] - 1, old.addr[k]);
-				e->addr[i] = old.addr[k];
-				e->mod[i] = old.mod[k];
-				e->state[i] = old.state[k];
-			}
-		free(old.addr), free(old.mod), free(old.state);
-	}
-	i = edge_slot(e, mod, addr);
-	if (!e->mod[i]) {
-		e->addr[i] = addr;
-		e->mod[i] = mod + 1;
-		e->state[i] = (uint8_t)edge(cs, insn, ke, addr);
-		e->n++;
-	}
-	return e->state[i];
+	if (made)
+		*v = (uintptr_t)edge(cs, insn, ke, addr);
+	return (int)*v;
 }
 
 void stacks_repair(struct symbolizer *sy, struct sampleset *ss)
 {
-	struct edges cache = { 0 };
+	struct kvmap cache = { 0 };
 	struct frame *out;
 	size_t nf = 0;
 	uint64_t exact = 0, repaired = 0, truncated = 0;
@@ -161,7 +126,7 @@ void stacks_repair(struct symbolizer *sy, struct sampleset *ss)
 	snprintf(ss->note + strlen(ss->note), sizeof ss->note - strlen(ss->note),
 		 "%sstacks: %ju exact, %ju repaired (a tick at a function's edge), %ju truncated",
 		 ss->note[0] ? "; " : "", (uintmax_t)exact, (uintmax_t)repaired, (uintmax_t)truncated);
-	free(cache.addr), free(cache.mod), free(cache.state);
+	kvmap_free(&cache);
 	cs_free(insn, 1);
 	cs_close(&cs);
 }

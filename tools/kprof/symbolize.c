@@ -428,11 +428,8 @@ void symbolizer_close(struct symbolizer *sy)
 		kelf_close(&sy->elfs[i]);
 	free(sy->elfs);
 	free(sy->of);
-	free(sy->names.addr);
-	free(sy->names.mod);
-	free(sy->names.name);
+	kvmap_free(&sy->names.names);
 	strtab_free(&sy->names.chains);
-	free(sy->names.plain);
-	free(sy->names.suffixed);
+	kvmap_free(&sy->names.suffixed);
 	memset(sy, 0, sizeof *sy);
 }

@@ -245,3 +245,56 @@ void strtab_free(struct strtab *t)
 	free(t->hash);
 	memset(t, 0, sizeof *t);
 }
+
+static size_t kv_hash(const struct kvmap *m, uint64_t key, uint32_t tag)
+{
+	return (size_t)(((key ^ (uint64_t)tag << 40) * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+}
+
+static size_t kv_find(const struct kvmap *m, uint64_t key, uint32_t tag)
+{
+	size_t i = kv_hash(m, key, tag);
+
+	while (m->tag[i] && (m->tag[i] != tag + 1 || m->key[i] != key))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+uintptr_t *kvmap_slot(struct kvmap *m, uint64_t key, uint32_t tag, int *made)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {          /* half full at most: grow, rehash */
+		struct kvmap old = *m;
+		m->cap = m->cap ? 2 * m->cap : 1024;
+		m->key = kp_calloc(m->cap, sizeof *m->key);
+		m->tag = kp_calloc(m->cap, sizeof *m->tag);
+		m->val = kp_calloc(m->cap, sizeof *m->val);
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.tag[k]) {
+				i = kv_find(m, old.key[k], old.tag[k] - 1);
+				m->key[i] = old.key[k];
+				m->tag[i] = old.tag[k];
+				m->val[i] = old.val[k];
+			}
+		free(old.key);
+		free(old.tag);
+		free(old.val);
+	}
+	i = kv_find(m, key, tag);
+	*made = !m->tag[i];
+	if (*made) {
+		m->key[i] = key;
+		m->tag[i] = tag + 1;
+		m->n++;
+	}
+	return &m->val[i];
+}
+
+void kvmap_free(struct kvmap *m)
+{
+	free(m->key);
+	free(m->tag);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}

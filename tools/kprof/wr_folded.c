@@ -51,49 +51,16 @@ static const char *lookup_name(struct symbolizer *sy, const struct frame *f, int
 	return sy->names.chains.v[k];
 }
 
-static size_t slot_of(const struct namecache *c, uint64_t addr, uint32_t key)
-{
-	uint64_t h = (addr ^ (uint64_t)key << 40) * 0x9E3779B97F4A7C15ull;
-	size_t i = (size_t)(h >> 20) & (c->cap - 1);
-
-	while (c->mod[i] && (c->mod[i] != key || c->addr[i] != addr))
-		i = (i + 1) & (c->cap - 1);
-	return i;
-}
-
 /* A frame's function name; the same frame (a big profile has many) is
  * looked up once: the answers are kept in the symbolizer. */
 const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf)
 {
-	struct namecache *c = &sy->names;
-	uint32_t key = (f->mod << 1 | (leaf != 0)) + 1;
-	size_t i;
+	int made;
+	uintptr_t *v = kvmap_slot(&sy->names.names, f->addr, f->mod << 1 | (leaf != 0), &made);
 
-	if (c->n * 2 >= c->cap) {               /* grow: half full at most */
-		struct namecache old = *c;
-		c->cap = c->cap ? 2 * c->cap : 1024;
-		c->addr = kp_calloc(c->cap, sizeof *c->addr);
-		c->mod = kp_calloc(c->cap, sizeof *c->mod);
-		c->name = kp_calloc(c->cap, sizeof *c->name);
-		for (size_t k = 0; k < old.cap; k++)
-			if (old.mod[k]) {
-				i = slot_of(c, old.addr[k], old.mod[k]);
-				c->addr[i] = old.addr[k];
-				c->mod[i] = old.mod[k];
-				c->name[i] = old.name[k];
-			}
-		free(old.addr);
-		free(old.mod);
-		free(old.name);
-	}
-	i = slot_of(c, f->addr, key);
-	if (!c->mod[i]) {
-		c->addr[i] = f->addr;
-		c->mod[i] = key;
-		c->name[i] = lookup_name(sy, f, leaf);
-		c->n++;
-	}
-	return c->name[i];
+	if (made)
+		*v = (uintptr_t)lookup_name(sy, f, leaf);
+	return (const char *)*v;
 }
 
 static void append(char **s, size_t *len, size_t *cap, const char *part)
@@ -135,38 +102,16 @@ static const char *suffixed(struct symbolizer *sy, const char *part, size_t len,
 static const char *one_suffixed(struct symbolizer *sy, const char *name, const char *suffix)
 {
 	struct namecache *c = &sy->names;
-	size_t i, h;
+	uintptr_t *v;
+	int made;
 
-	if (c->suffix && strcmp(c->suffix, suffix)) {  /* another writer's suffix: start again */
-		memset(c->plain, 0, c->capsuf * sizeof *c->plain);
-		c->nsuf = 0;
-	}
+	if (c->suffix && strcmp(c->suffix, suffix))     /* another writer's suffix: start again */
+		kvmap_free(&c->suffixed);
 	c->suffix = suffix;
-	if (2 * (c->nsuf + 1) > c->capsuf) {
-		const char **op = c->plain, **os = c->suffixed;
-		size_t ocap = c->capsuf;
-		c->capsuf = c->capsuf ? 2 * c->capsuf : 1024;
-		c->plain = kp_calloc(c->capsuf, sizeof *c->plain);
-		c->suffixed = kp_calloc(c->capsuf, sizeof *c->suffixed);
-		for (size_t k = 0; k < ocap; k++)
-			if (op[k]) {
-				h = (size_t)(((uintptr_t)op[k] * 0x9E3779B97F4A7C15ull) >> 20) & (c->capsuf - 1);
-				while (c->plain[h])
-					h = (h + 1) & (c->capsuf - 1);
-				c->plain[h] = op[k];
-				c->suffixed[h] = os[k];
-			}
-		free(op), free(os);
-	}
-	h = (size_t)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 20) & (c->capsuf - 1);
-	for (i = h; c->plain[i] && c->plain[i] != name; i = (i + 1) & (c->capsuf - 1))
-		;
-	if (!c->plain[i]) {
-		c->plain[i] = name;
-		c->suffixed[i] = suffixed(sy, name, strlen(name), suffix);
-		c->nsuf++;
-	}
-	return c->suffixed[i];
+	v = kvmap_slot(&c->suffixed, (uintptr_t)name, 0, &made);
+	if (made)
+		*v = (uintptr_t)suffixed(sy, name, strlen(name), suffix);
+	return (const char *)*v;
 }
 
 static size_t split_frame(struct symbolizer *sy, const char *name, const char *suffix, const char **out,
