@@ -163,18 +163,23 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 	struct line *lines = kp_calloc(n ? n : 1, sizeof *lines);
 	const char *names[STACK_NAMES_MAX];
 
+	char *buf = NULL;               /* one line's text, built here, then copied once */
+	size_t cap = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
 		size_t m = stack_frames(sy, ss, i, "_[k]", names, STACK_NAMES_MAX, &w);
-		char *s = NULL;
-		size_t len = 0, cap = 0;
+		size_t len = 0;
 
 		if (!w)
 			continue;
 		for (size_t k = 0; k < m; k++)
-			append(&s, &len, &cap, names[k]);
-		lines[nl++] = (struct line){ s, w };
+			append(&buf, &len, &cap, names[k]);
+		lines[nl].text = kp_calloc(len + 1, 1);
+		memcpy(lines[nl].text, buf, len);
+		lines[nl++].count = w;
 	}
+	free(buf);
 	qsort(lines, nl, sizeof *lines, by_text);
 	for (size_t i = 0; i < nl; i++) {
 		if (out && !strcmp(lines[out - 1].text, lines[i].text)) {
