@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "machdep.h"       /* the selected architecture's trap frame */
+#include "abi/memlayout.h"
 
 /* boot-time setup: GDT, TSS, IDT, PIC */
 void arch_init(void);
@@ -102,6 +103,19 @@ int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
 int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole);
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole);
 /* one aligned word of user memory in pgdir's address space, the same way;
- * false if there is none (machdep.h) */
+ * false if there is none */
+static inline bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w)
+{
+	uint32_t *k;
+
+	if (va - USER_BASE > USER_TOP - 4 - USER_BASE || va % 4)
+		return false;
+	if (pgdir == arch_loaded_pgdir())
+		return arch_user_load32((const uint32_t *)va, w);
+	if (!(k = arch_user_kptr(pgdir, va)))
+		return false;
+	*w = *k;
+	return true;
+}
 
 #endif

@@ -60,7 +60,6 @@ static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t fla
 		prof_add_sat(&kp.total, flags, &kp.saturated);
 		return;
 	}
-	/* in this order, p's register is free before the bin needs one */
 	w = prof_weight(flags);
 	if (!p)                 /* no process: the idle loop */
 		prof_add_sat(&kp.idle, w, &kp.saturated);

@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trapframe.h"
-#include "abi/memlayout.h"
 
 /* arguments in registers: for the per-tick calls of the profiler */
 #define ARCH_FASTCALL __attribute__((regparm(3)))
@@ -103,22 +102,13 @@ fault:
 	return false;
 }
 
-/* one aligned word of user memory in pgdir's address space: a single load
- * when pgdir is the one loaded, else through its page table (mmu.c) */
-void *arch_user_kptr(uint32_t *pgdir, uint32_t va);   /* arch.h */
-static inline bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w)
+/* the page directory the MMU is using now */
+static inline uint32_t *arch_loaded_pgdir(void)
 {
-	uint32_t cr3, *k;
+	uint32_t cr3;
 
-	if (va - USER_BASE > USER_TOP - 4 - USER_BASE || va % 4)
-		return false;
 	__asm__ volatile("movl %%cr3, %0" : "=r"(cr3));
-	if ((uint32_t)pgdir == cr3)
-		return arch_user_load32((const uint32_t *)va, w);
-	if (!(k = arch_user_kptr(pgdir, va)))
-		return false;
-	*w = *k;
-	return true;
+	return (uint32_t *)cr3;
 }
 
 /* ends the clock's interrupt at the PIC, so the next tick can come */

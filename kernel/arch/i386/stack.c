@@ -7,7 +7,6 @@
 #include "arch.h"
 #include "abi/memlayout.h"
 #include "lib.h"
-#include "x86.h"
 
 extern char _text_start[], _text_end[];
 
@@ -49,31 +48,14 @@ int arch_stack_walk_kernel(uint32_t fp, uint32_t *pcs, int max)
 	return arch_stack_walk_kernel_end(fp, pcs, max, &whole);
 }
 
-/* One word of user memory, or false. In the address space that is
- * loaded (the tick's usual case) it is one load that the page-fault
- * handler's fixup makes safe; in another it goes through pgdir. */
-static inline bool uword(uint32_t *pgdir, bool live, uint32_t va, uint32_t *w)
-{
-	uint32_t *k;
-
-	if (live)
-		return arch_user_load32((const uint32_t *)va, w);
-	if (!(k = arch_user_kptr(pgdir, va)))
-		return false;
-	*w = *k;
-	return true;
-}
-
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole)
 {
 	int n = 0;
 	uint32_t next, ret;
-	bool live = (uint32_t)pgdir == read_cr3();
-
 	/* a null fp at the leaf is no chain at all (only crt0's _start has
 	 * one): the stack is cut */
 	*whole = false;
-	if (live) {             /* the tick's case, kept short: a few instructions a frame */
+	if (pgdir == arch_loaded_pgdir()) {     /* the tick's case, kept short: a few instructions a frame */
 		uint32_t *out = pcs, *end = pcs + (max > 0 ? max : 0);
 
 		while (out < end) {
@@ -98,7 +80,7 @@ int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int ma
 	while (n < max) {
 		if (fp < USER_BASE || fp % 4 || fp > USER_TOP - 8)
 			break;
-		if (!uword(pgdir, live, fp, &next) || !uword(pgdir, live, fp + 4, &ret))
+		if (!arch_user_word(pgdir, fp, &next) || !arch_user_word(pgdir, fp + 4, &ret))
 			break;
 		if (ret < USER_BASE || ret >= USER_TOP)
 			break;
