@@ -124,20 +124,15 @@ class Profil:
     files = ["tmp/prof/gmon.*.out"]
 
     def script(self, line):
-        words = []
-        for cmd in commands(line):
-            if os.path.exists(program_elf(cmd[0] + ".pg")):
-                words.append(cmd[0] + ".pg")
-        if not words:
+        pg = [c[0] for c in commands(line) if os.path.exists(program_elf(c[0] + ".pg"))]
+        if not pg:
             raise UsageError("no program of the line has a -pg build (NAME.pg, built for the "
                              "programs in USER_PG of user/user.mk: %s); add yours there"
                              % " ".join(sorted(os.path.basename(f)[:-3] for f in
                                                glob.glob(program_elf("*.pg")))))
-        pg = line
-        for cmd in commands(line):
-            if os.path.exists(program_elf(cmd[0] + ".pg")):
-                pg = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(cmd[0]), r"\g<1>%s.pg" % cmd[0], pg)
-        return [pg, "export /tmp/prof/gmon.*.out"]
+        for name in pg:         # each command of such a program runs its .pg build
+            line = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(name), r"\g<1>%s.pg" % name, line)
+        return [line, "export /tmp/prof/gmon.*.out"]
 
     def reports(self, out, kprof_args):
         runs = []
