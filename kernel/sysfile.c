@@ -80,8 +80,11 @@ int sys_read(uint32_t fd, uint32_t ubuf, uint32_t n)
 		return -EBADF;
 	if (!uvalid(ubuf, n))
 		return -EFAULT;
-	if (!(k = iobuf(n, small)))
-		return -ENOMEM;
+	/* short of a page, a read is a short read, through the small buffer */
+	if (!(k = iobuf(n, small))) {
+		k = small;
+		n = SMALL_IO;
+	}
 	while (done < n) {
 		r = done ? proc_preempt() : 0;          /* a big read may outlast a slice */
 		if (r == 0)

@@ -341,15 +341,22 @@ int main(int argc, char **argv)
 	if (interactive && (consctl = open("/dev/consctl", O_WRONLY)) >= 0)
 		foreground(0);  /* a shell started from a shell: ^C at its prompt spares it */
 
-	for (;;) {
+	for (int errs = 0;;) {
 		int n;
 
 		reap();
 		if (interactive)
 			fputs("$ ", 2);
 		n = getline(in, line, sizeof(line));
+		/* A read that failed (out of memory, interrupted) is not the end
+		 * of input: say so and read on, unless it keeps failing. */
+		if (n < 0 && ++errs < 100) {
+			fprintf(2, "sh: read: %s\n", strerror(errno));
+			continue;
+		}
 		if (n <= 0)
 			break;
+		errs = 0;
 		if (line[n - 1] != '\n' && n == sizeof(line) - 1) {
 			/* Throw the rest of the line away rather than run half of it. */
 			while ((n = getline(in, line, sizeof(line))) > 0 && line[n - 1] != '\n')

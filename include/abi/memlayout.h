@@ -4,6 +4,8 @@
  *                             only, the same page tables in every process
  *   USER_BASE .. USER_TOP     one process: text, data, bss, heap (sbrk) upward
  *                             from USER_BASE; the stack downward from USER_TOP
+ *   USER_TOP .. 4 GiB         nothing, in every address space: a user frame
+ *                             chain that climbs past USER_TOP faults there
  *
  * A user pointer p of n bytes is good when USER_BASE <= p, p + n <= USER_TOP
  * without wrap-around, and every page it touches is mapped user-accessible.

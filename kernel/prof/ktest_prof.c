@@ -189,32 +189,21 @@ void ktest_prof_frame(void)
 	CHECK(prof_sampler() == NULL);
 }
 
-/* A user address space with two mapped stack pages; frames are written
- * through the kernel's view of them. */
-void ktest_stack_walk(void)
+/* The user walk's cases on the address space pgdir, whose first stack
+ * page at base is w (through the kernel's view of it). */
+static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
 {
-	uint32_t *pgdir = arch_pgdir_new(), pcs[8];
-	uint32_t base = USER_BASE + 0x100000, free0 = 0;
-	uint32_t *w;
-
-	CHECK(pgdir != NULL);
-	if (!pgdir)
-		return;
-	for (int i = 0; i < 2; i++) {
-		void *pg = kalloc();
-		CHECK(pg && arch_map_user(pgdir, base + i * PGSIZE, (uint32_t)pg));
-	}
-	free0 = kalloc_free_pages();
-	/* the first page's words, at w[i] = va base + 4i */
-	w = arch_user_kptr(pgdir, base);
+	uint32_t pcs[8];
+	bool whole;
 
 	/* a good chain of three frames, ending in a null fp */
 	w[0] = base + 0x40, w[1] = USER_BASE + 0x111;
 	w[16] = base + 0x80, w[17] = USER_BASE + 0x222;
 	w[32] = 0, w[33] = USER_BASE + 0x333;
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 3);
+	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 3 && whole);
 	CHECK(pcs[0] == USER_BASE + 0x111 && pcs[2] == USER_BASE + 0x333);
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 2) == 2);          /* at most max */
+	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 2, &whole) == 2 && !whole);  /* at most max */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 0) == 0);
 
 	CHECK(arch_stack_walk_user(pgdir, 0, pcs, 8) == 0);             /* null */
 	CHECK(arch_stack_walk_user(pgdir, base + 2, pcs, 8) == 0);      /* misaligned */
@@ -223,7 +212,7 @@ void ktest_stack_walk(void)
 	CHECK(arch_stack_walk_user(pgdir, USER_TOP - 4, pcs, 8) == 0);  /* past the top */
 
 	w[0] = base, w[1] = USER_BASE + 0x111;                  /* points at itself */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 1);
+	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 1 && !whole);
 	w[0] = base + 0x40, w[16] = base;                       /* a cycle of two */
 	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
 	w[16] = 0x100000;                                       /* into the kernel */
@@ -232,13 +221,44 @@ void ktest_stack_walk(void)
 	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
 	w[16] = base + 3 * PGSIZE;                              /* then unmapped */
 	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
-	w[1] = 0x100000;                                        /* a kernel return address */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 0);
+	w[16] = USER_TOP;                                       /* then past the top */
+	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	w[16] = 0xFFFFFFFCu;                                    /* then the last word */
+	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	w[1] = 0x100000;        /* a return address is recorded as the chain has it */
+	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2 && pcs[0] == 0x100000);
 	/* the last word of the second page: its return address would be on
 	 * the unmapped third page */
-	w = arch_user_kptr(pgdir, base + PGSIZE);
-	w[1023] = base;
+	w[1024 + 1023] = base;
 	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE - 4, pcs, 8) == 0);
+}
+
+/* A user address space with two mapped stack pages, walked through its
+ * page table and then loaded, with single loads and their fixups. */
+void ktest_stack_walk(void)
+{
+	uint32_t *pgdir = arch_pgdir_new(), *loaded = arch_loaded_pgdir(), pcs[8];
+	uint32_t base = USER_BASE + 0x100000, free0 = 0;
+	uint8_t *pg[2] = { NULL, NULL };
+
+	CHECK(pgdir != NULL);
+	if (!pgdir)
+		return;
+	/* two physically adjacent pages, so w[1024 ..] is the second one */
+	pg[0] = kalloc_contig(2);
+	CHECK(pg[0] != NULL);
+	if (!pg[0]) {
+		arch_pgdir_free(pgdir);
+		return;
+	}
+	pg[1] = pg[0] + PGSIZE;
+	for (int i = 0; i < 2; i++)
+		CHECK(arch_map_user(pgdir, base + i * PGSIZE, (uint32_t)pg[i]));
+	free0 = kalloc_free_pages();
+	user_walk_cases(pgdir, base, (uint32_t *)pg[0]);
+	arch_pgdir_switch(pgdir);
+	user_walk_cases(pgdir, base, (uint32_t *)pg[0]);
+	arch_pgdir_switch(loaded);
 	CHECK(kalloc_free_pages() == free0);                     /* the walks allocate nothing */
 
 	/* the kernel walk: from here, at least this function's caller; from

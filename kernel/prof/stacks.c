@@ -30,12 +30,26 @@
 #include "prof/engines.h"
 #include "prof/prof.h"
 
-/* one table entry: a stack and its count; frames[] holds depth words */
+/* A sample is built in a buffer of words, in the order a table entry
+ * keeps them: the two words at the leaf's stack pointer (not part of the
+ * key), then the key, what makes two stacks the same, compared as words:
+ * the pid, the meta word (flags, nk, nu and the program, packed by
+ * meta()) and the frames, kernel ones first. A slot whose meta word is 0
+ * is empty: every stack has a frame or the idle flag. */
+#define W_RET     0
+#define W_PID     2                     /* the key starts here */
+#define W_META    3
+#define W_FRAMES  4
+
 struct entry {
-	uint32_t hash, count, pid, flags, ret, ret1;
-	uint8_t nk, nu, used, prog;     /* prog: the program's index in progs[] + 1 */
-	uint32_t frames[];
+	uint32_t hash, count;
+	uint32_t w[];                   /* W_FRAMES + depth words */
 };
+
+static inline uint32_t meta(uint32_t flags, uint32_t nk, uint32_t nu, uint32_t prog)
+{
+	return flags | nk << 8 | nu << 16 | prog << 24;
+}
 
 /* the programs the stacks came from, for the dump's module table */
 #define MAXPROGS 64
@@ -68,58 +82,49 @@ static struct entry *slot(uint32_t i)
 	return (struct entry *)(st.table + i * st.slotsize);
 }
 
-static uint32_t hash(const uint32_t *f, uint32_t n, uint32_t pid, uint32_t flags)
+/* The stack's hash, folded in a frame at a time as the walks find them
+ * (FNV-1a's step on words), then the pid and the meta word. */
+#define HASH_SEED 2166136261u
+#define HASH_MUL  16777619u
+static inline uint32_t mix(uint32_t h, uint32_t w)
 {
-	uint32_t h = 2166136261u ^ pid ^ flags << 24;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ f[i]) * 16777619u;
-	return h;
+	return (h ^ w) * HASH_MUL;
 }
 
-static inline bool same_frames(const uint32_t *a, const uint32_t *b, uint32_t n)
+/* Counts the sample in buf, its key nk words long: its entry, found or
+ * made, or the drop. The slot is the hash scaled to the table (a
+ * multiply, no division); collisions probe the next slots, at most 32. */
+static inline __attribute__((always_inline)) void count(const uint32_t *buf, uint32_t nkey, uint32_t h,
+							 uint32_t w)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
+	uint32_t i = (uint32_t)(((uint64_t)h * st.nslots) >> 32);
 
-/* Counts the stack: its entry, found or made, or the drop. */
-static inline __attribute__((always_inline)) void count(const uint32_t *f, uint32_t nk, uint32_t nu, uint32_t pid, uint32_t flags,
-		  const uint32_t ret[2], uint32_t prog, uint32_t w)
-{
-	uint32_t n = nk + nu, h = hash(f, n, pid, flags), i = h % st.nslots;
-
-	for (uint32_t probe = 0; probe < 32; probe++, i = (i + 1) % st.nslots) {
+	for (uint32_t probe = 0; probe < 32; probe++) {
 		struct entry *e = slot(i);
 
-		if (!e->used) {
+		if (e->hash == h && arch_words_equal(e->w + W_PID, buf + W_PID, nkey)) {
+			prof_add_sat(&e->count, w, &st.dropped);
+			return;
+		}
+		if (!e->w[W_META]) {
 			if (st.used * 8 >= st.nslots * 7)
 				break;          /* full enough: probes would grow long */
-			*e = (struct entry){ h, 0, pid, flags, ret[0], ret[1], (uint8_t)nk, (uint8_t)nu,
-					     1, (uint8_t)prog };
-			memcpy(e->frames, f, 4 * n);
+			e->hash = h;
+			e->count = w;
+			memcpy(e->w, buf, 4 * (W_PID + nkey));
 			st.used++;
-		} else if (e->hash != h || e->pid != pid || e->flags != flags || e->nk != nk ||
-			   e->nu != nu || !same_frames(e->frames, f, n)) {
-			continue;
+			return;
 		}
-		prof_add_sat(&e->count, w, &st.dropped);
-		return;
+		if (++i == st.nslots)
+			i = 0;
 	}
 	st.dropped += w;
 }
 
-/* the word at a stack pointer, a user one through p's page table; 0 if
- * there is none */
-static uint32_t word_at(struct proc *p, uint32_t sp, bool user)
+/* the word at a kernel stack pointer; 0 if there is none */
+static uint32_t kernel_word(uint32_t sp)
 {
-	uint32_t w;
-
-	if (!user)
-		return sp % 4 == 0 && sp > PGSIZE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
-	return arch_user_word(p->pgdir, sp, &w) ? w : 0;
+	return sp % 4 == 0 && sp > PGSIZE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
 }
 
 static uint32_t prog_of(struct proc *p, const struct elf_image *img)
@@ -145,49 +150,108 @@ static uint32_t prog_of(struct proc *p, const struct elf_image *img)
 	return st.progof[i] = (uint8_t)++st.nprogs;
 }
 
-__attribute__((noinline))
-static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
+/* The user's side of a sample: frames from tf into f (room for max),
+ * folded into *h; sets STK_UTRUNC in *fl when the chain was cut. */
+static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, const struct trapframe *tf,
+								 uint32_t *f, uint32_t max, uint32_t *h,
+								 uint32_t *fl)
 {
-	struct trapframe *tf = prof_frame();
-	uint32_t f[STK_DEPTH_MAX], nk = 0, nu = 0, fl = 0, ret[2] = { 0, 0 }, w = prof_weight(flags);
+	uint32_t fp = arch_frame_fp(tf), hw = mix(*h, arch_frame_pc(tf)), bits = 0;
 	bool whole;
+	int n = -1;
 
-	if (p && st.pid && !st.followed[p - procs])
-		return;
-	if (!p && st.pid)
-		return;                 /* following one process: its ticks only */
-	st.samples += w;
-	if (!p) {
-		count(NULL, 0, 0, 0, STK_IDLE, ret, 0, w);
-		return;
+	if (max == 0) {
+		*fl |= STK_UTRUNC;      /* no room left for the user's frames */
+		return 0;
 	}
-	if (!prof_user(flags)) {
-		if (st.mode != USER_ONLY) {
-			f[0] = pc;
-			nk = 1 + arch_stack_walk_kernel_end(arch_frame_fp(tf), f + 1, st.depth - 1, &whole);
-			if (!whole)
-				fl |= STK_KTRUNC;
-			ret[0] = word_at(p, arch_frame_sp(tf), false);
-			ret[1] = word_at(p, arch_frame_sp(tf) + 4, false);
-		}
-		tf = p->tf;             /* the user side, from where it entered */
-	} else {
-		fl |= STK_USER_LEAF;
-		ret[0] = word_at(p, arch_frame_sp(tf), true);
-		ret[1] = word_at(p, arch_frame_sp(tf) + 4, true);
+	f[0] = arch_frame_pc(tf);
+	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE < USER_TOP - USER_BASE) {
+		n = arch_user_chain(fp, f + 1, f + max, &hw, &bits, &whole, HASH_MUL) - (f + 1);
+		if (bits % 4)
+			n = -1;         /* misaligned somewhere */
 	}
-	if (st.mode != KERNEL_ONLY && nk < st.depth) {
-		f[nk] = arch_frame_pc(tf);
-		nu = 1 + arch_stack_walk_user_end(p->pgdir, arch_frame_fp(tf), f + nk + 1,
-						  st.depth - nk - 1, &whole);
-		if (!whole)
-			fl |= STK_UTRUNC;
-	} else if (st.mode != KERNEL_ONLY) {
-		fl |= STK_UTRUNC;       /* no room left for the user's frames */
+	if (n < 0) {                    /* not loaded, or misaligned: the checked walk */
+		hw = mix(*h, f[0]);
+		n = arch_stack_walk_user_end(p->pgdir, fp, f + 1, max - 1, &whole);
+		for (int i = 1; i <= n; i++)
+			hw = mix(hw, f[i]);
 	}
+	*h = hw;
+	if (!whole)
+		*fl |= STK_UTRUNC;
+	return 1 + n;
+}
+
+/* Ends a sample of p: the key's pid and meta word, the truncation's count,
+ * the hash over both, and the count. */
+static inline __attribute__((always_inline)) void finish(uint32_t *buf, struct proc *p, uint32_t fl, uint32_t nk,
+							  uint32_t nu, uint32_t h, uint32_t w)
+{
 	if (fl & (STK_KTRUNC | STK_UTRUNC))
 		st.truncated += w;
-	count(f, nk, nu, p->pid, fl, ret, st.progof[p - procs], w);
+	buf[W_PID] = p->pid;
+	buf[W_META] = meta(fl, nk, nu, st.progof[p - procs]);
+	count(buf, W_FRAMES - W_PID + nk + nu, mix(mix(h, buf[W_PID]), buf[W_META]), w);
+}
+
+/* a tick in user mode: the user's frames, from the interrupted frame */
+__attribute__((noinline))
+static void ARCH_FASTCALL user_sample(struct proc *p, const struct trapframe *tf, uint32_t w)
+{
+	uint32_t buf[W_FRAMES + STK_DEPTH_MAX], fl = STK_USER_LEAF, nu = 0, h = HASH_SEED;
+	uint32_t sp = arch_frame_sp(tf);
+
+	buf[W_RET] = buf[W_RET + 1] = 0;
+	if (sp - USER_BASE <= USER_TOP - 8 - USER_BASE &&
+	    arch_user_load32((const uint32_t *)sp, &buf[W_RET]))
+		arch_user_load32((const uint32_t *)sp + 1, &buf[W_RET + 1]);
+	if (st.mode != KERNEL_ONLY)
+		nu = user_side(p, tf, buf + W_FRAMES, st.depth, &h, &fl);
+	finish(buf, p, fl, 0, nu, h, w);
+}
+
+/* a tick in the kernel, working for p: the kernel's frames from the
+ * interrupted frame, then p's from the frame of the trap that entered it */
+__attribute__((noinline))
+static void ARCH_FASTCALL kernel_sample(uint32_t pc, struct proc *p, uint32_t w)
+{
+	const struct trapframe *tf = prof_frame();
+	uint32_t buf[W_FRAMES + STK_DEPTH_MAX], *f = buf + W_FRAMES, fl = 0, nk = 0, nu = 0;
+	uint32_t h = HASH_SEED;
+	bool whole;
+
+	buf[W_RET] = buf[W_RET + 1] = 0;
+	if (st.mode != USER_ONLY) {
+		f[0] = pc;
+		nk = 1 + arch_stack_walk_kernel_end(arch_frame_fp(tf), f + 1, st.depth - 1, &whole);
+		if (!whole)
+			fl |= STK_KTRUNC;
+		for (uint32_t i = 0; i < nk; i++)
+			h = mix(h, f[i]);
+		buf[W_RET] = kernel_word(arch_frame_sp(tf));
+		buf[W_RET + 1] = kernel_word(arch_frame_sp(tf) + 4);
+	}
+	if (st.mode != KERNEL_ONLY)
+		nu = user_side(p, p->tf, f + nk, st.depth - nk, &h, &fl);
+	finish(buf, p, fl, nk, nu, h, w);
+}
+
+static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
+{
+	uint32_t w = prof_weight(flags);
+
+	if (st.pid && (!p || !st.followed[p - procs]))
+		return;                 /* following one process: its ticks only */
+	st.samples += w;
+	if (p && prof_user(flags)) {
+		user_sample(p, prof_frame(), w);
+	} else if (p) {
+		kernel_sample(pc, p, w);
+	} else {                        /* the idle loop: one frame */
+		uint32_t buf[W_FRAMES] = { 0, 0, 0, meta(STK_IDLE, 0, 0, 0) };
+
+		count(buf, W_FRAMES - W_PID, mix(mix(HASH_SEED, 0), buf[W_META]), w);
+	}
 }
 
 static void st_spawn(struct proc *p, const struct elf_image *img)
@@ -234,7 +298,7 @@ static int st_start(void)
 	if (st.on)
 		return 0;
 	if (!st.table) {
-		st.slotsize = ROUNDUP(sizeof(struct entry) + 4 * st.depth, 4);
+		st.slotsize = sizeof(struct entry) + 4 * (W_FRAMES + st.depth);
 		st.npages = ROUNDUP(st.table_kib * 1024, PGSIZE) / PGSIZE;
 		if (!(st.table = kalloc_contig(st.npages)))
 			return -ENOMEM;
@@ -367,17 +431,19 @@ static int st_open(struct file *f)
 	for (uint32_t i = 0; st.table && i < st.nslots && r == 0; i++) {
 		struct entry *e = slot(i);
 		struct stk_rec *rec = (struct stk_rec *)copy;
-		uint32_t n;
+		uint32_t n, m;
 
 		x = splhi();
-		n = e->used && e->count ? e->nk + e->nu : 0;
-		if (n || (e->used && e->count)) {
-			*rec = (struct stk_rec){ e->count, e->pid, e->prog ? e->prog : 0xFFFF, e->nk,
-						 e->nu, e->flags, e->ret, e->ret1 };
-			memcpy(rec + 1, e->frames, 4 * n);
+		m = e->count ? e->w[W_META] : 0;
+		n = (m >> 8 & 0xFF) + (m >> 16 & 0xFF);
+		if (m) {
+			*rec = (struct stk_rec){ e->count, e->w[W_PID], m >> 24 ? m >> 24 : 0xFFFF,
+						 (uint8_t)(m >> 8), (uint8_t)(m >> 16), m & 0xFF,
+						 e->w[W_RET], e->w[W_RET + 1] };
+			memcpy(rec + 1, e->w + W_FRAMES, 4 * n);
 		}
 		splx(x);
-		if (!e->used || !rec->count || (!n && !(e->flags & STK_IDLE)))
+		if (!m || (!n && !(m & STK_IDLE)))
 			continue;
 		r |= put(f, &off, copy, sizeof *rec + 4 * n);
 		d.nrecs++;

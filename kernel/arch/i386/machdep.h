@@ -102,6 +102,66 @@ fault:
 	return false;
 }
 
+/* a[0 .. n) == b[0 .. n), n >= 1: the string compare, a word an
+ * iteration */
+static inline bool arch_words_equal(const uint32_t *a, const uint32_t *b, uint32_t n)
+{
+	bool eq;
+
+	__asm__("repe cmpsl" : "=@ccz"(eq), "+S"(a), "+D"(b), "+c"(n) : : "memory");
+	return eq;
+}
+
+/* The frame chain of the running process's user stack from fp, the
+ * return addresses into out (up to end), each folded into *h as it is
+ * read: *h = (*h ^ ret) * mul. Every word is read with a fixup, so an
+ * unmapped page ends the walk. The chain must climb strictly; the caller
+ * has checked USER_BASE <= fp < USER_TOP, so the chain never reaches
+ * below into the kernel, and above USER_TOP nothing is mapped. The low
+ * bits of every frame pointer are ORed into *bits: alignment is the
+ * caller's to check, once. Returns the end of what was written; *whole:
+ * the chain ended at a null frame pointer (crt0's outermost frame).
+ * Twelve instructions a frame: two loads, the store and its step, the
+ * hash's xor and multiply, the climb's compare and branch, the OR, the
+ * move to the next frame, the depth's compare and branch. */
+static inline __attribute__((always_inline)) uint32_t *
+arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *h, uint32_t *bits, bool *whole,
+		const uint32_t mul)
+{
+	uint32_t n = 1, r, hh = *h, b = fp;
+
+	__asm__("cmpl %[end], %[o]\n\t"
+		"jae 3f\n"
+		"1:\tmovl (%[f]), %[n]\n"
+		"2:\tmovl 4(%[f]), %[r]\n\t"
+		"movl %[r], (%[o])\n\t"
+		"addl $4, %[o]\n\t"
+		"xorl %[r], %[h]\n\t"
+		"imull %[mul], %[h], %[h]\n\t"
+		"cmpl %[f], %[n]\n\t"
+		"jbe 3f\n\t"
+		"orl %[n], %[b]\n\t"
+		"movl %[n], %[f]\n\t"
+		"cmpl %[end], %[o]\n\t"
+		"jb 1b\n"
+		"3:\n\t"
+		".pushsection .text.fixup, \"ax\"\n"
+		"4:\tmovl $1, %[n]\n\t"         /* a fault: cut, not whole */
+		"jmp 3b\n\t"
+		".popsection\n\t"
+		".pushsection .extable, \"a\"\n\t"
+		".long 1b, 4b\n\t"
+		".long 2b, 4b\n\t"
+		".popsection"
+		: [o] "+r"(out), [f] "+r"(fp), [n] "+r"(n), [r] "=&r"(r), [h] "+r"(hh), [b] "+rm"(b)
+		: [end] "m"(end), [mul] "i"(mul)
+		: "cc", "memory");
+	*h = hh;
+	*bits = b;
+	*whole = n == 0;
+	return out;
+}
+
 /* the page directory the MMU is using now */
 static inline uint32_t *arch_loaded_pgdir(void)
 {

@@ -52,37 +52,26 @@ int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int ma
 {
 	int n = 0;
 	uint32_t next, ret;
+
 	/* a null fp at the leaf is no chain at all (only crt0's _start has
 	 * one): the stack is cut */
 	*whole = false;
-	if (pgdir == arch_loaded_pgdir()) {     /* the tick's case, kept short: a few instructions a frame */
-		uint32_t *out = pcs, *end = pcs + (max > 0 ? max : 0);
+	if (max <= 0 || fp - USER_BASE >= USER_TOP - USER_BASE)
+		return 0;
+	if (pgdir == arch_loaded_pgdir()) {     /* single loads, a fixup each */
+		uint32_t h = 0, bits;
 
-		while (out < end) {
-			if (fp - USER_BASE > USER_TOP - 8 - USER_BASE || fp % 4)
-				break;
-			if (!arch_user_load32((const uint32_t *)fp, &next) ||
-			    !arch_user_load32((const uint32_t *)fp + 1, &ret))
-				break;
-			if (ret - USER_BASE >= USER_TOP - USER_BASE)
-				break;
-			*out++ = ret;
-			if (next == 0) {
-				*whole = true;
-				break;
-			}
-			if (next <= fp)
-				break;
-			fp = next;
-		}
-		return out - pcs;
+		n = arch_user_chain(fp, pcs, pcs + max, &h, &bits, whole, 1) - pcs;
+		if (bits % 4 == 0)
+			return n;
+		n = 0;                          /* misaligned: the checked walk says where */
 	}
+	/* Return addresses are not checked, as perf does not check them: a
+	 * frame is recorded as the chain has it. */
 	while (n < max) {
 		if (fp < USER_BASE || fp % 4 || fp > USER_TOP - 8)
 			break;
 		if (!arch_user_word(pgdir, fp, &next) || !arch_user_word(pgdir, fp + 4, &ret))
-			break;
-		if (ret < USER_BASE || ret >= USER_TOP)
 			break;
 		pcs[n++] = ret;
 		if (next == 0) {        /* crt0's outermost frame */

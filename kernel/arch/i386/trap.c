@@ -58,9 +58,11 @@ static void kernel_fault(struct trapframe *tf)
 }
 
 /* A page fault in the kernel is a bug, unless the instruction is one that
- * may touch an unmapped user page on purpose (arch_user_inc16), and the
- * address is a user one: those instructions are listed with where to go
- * on instead, and the fault resumes there. */
+ * may touch an unmapped user page on purpose (arch_user_inc16, the user
+ * stack walk), and the address is not the kernel's: those instructions
+ * are listed with where to go on instead, and the fault resumes there. A
+ * user frame chain may climb past USER_TOP, where nothing is mapped: that
+ * fault is the walk's end too. */
 struct fixup {
 	uint32_t insn, resume;
 };
@@ -73,8 +75,8 @@ static bool fixup(struct trapframe *tf)
 	if (tf->trapno != T_PGFLT)
 		return false;
 	va = read_cr2();
-	if (va < USER_BASE || va >= USER_TOP)
-		return false;           /* not a user page: a kernel bug, reported */
+	if (va < USER_BASE)
+		return false;           /* the kernel's memory: a kernel bug, reported */
 	for (const struct fixup *f = _extable_start; f < _extable_end; f++)
 		if (f->insn == tf->eip) {
 			tf->eip = f->resume;
