@@ -205,9 +205,9 @@ int diff_main(int argc, char **argv)
 	qsort(v, nv, sizeof *v, by_change);
 	/* the stacks, as shares too */
 	for (size_t i = 0; i < nb; i++)
-		share_of(&ss, lb[i].text, strlen(lb[i].text))->nbase = lb[i].count;
+		share_of(&ss, lb[i].text, lb[i].len)->nbase = lb[i].count;
 	for (size_t i = 0; i < nn; i++)
-		share_of(&ss, ln[i].text, strlen(ln[i].text))->nnow = ln[i].count;
+		share_of(&ss, ln[i].text, ln[i].len)->nnow = ln[i].count;
 	st = ss.v, ns = ss.n;
 	for (size_t i = 0; i < ns; i++) {
 		st[i].base = tb ? (double)st[i].nbase / tb : 0;

@@ -40,10 +40,13 @@ void strtab_free(struct strtab *t);
 
 /* A hash map from a key (a 64-bit number and a 32-bit tag, a module say)
  * to a word: the caches and id tables of the stack writers. */
+struct kvslot {                 /* a key, its tag and its value on one cache line */
+	uint64_t key;
+	uintptr_t val;
+	uint32_t tag;                  /* tag + 1; 0: a free slot */
+};
 struct kvmap {
-	uint64_t *key;
-	uint32_t *tag;                 /* tag + 1; 0: a free slot */
-	uintptr_t *val;
+	struct kvslot *s;
 	size_t n, cap;                 /* cap: a power of two */
 };
 /* the value's slot for the key, made (0, *made = 1) the first time */
@@ -397,6 +400,7 @@ extern const struct writer *const writers[];     /* NULL-terminated */
  * "_[k]"), sorted and merged; for the folded and flame graph writers */
 struct fline {
 	char *text;
+	size_t len;                     /* strlen(text) */
 	uint64_t count;
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);

@@ -255,7 +255,7 @@ static size_t kv_find(const struct kvmap *m, uint64_t key, uint32_t tag)
 {
 	size_t i = kv_hash(m, key, tag);
 
-	while (m->tag[i] && (m->tag[i] != tag + 1 || m->key[i] != key))
+	while (m->s[i].tag && (m->s[i].tag != tag + 1 || m->s[i].key != key))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -267,34 +267,24 @@ uintptr_t *kvmap_slot(struct kvmap *m, uint64_t key, uint32_t tag, int *made)
 	if (2 * (m->n + 1) > m->cap) {          /* half full at most: grow, rehash */
 		struct kvmap old = *m;
 		m->cap = m->cap ? 2 * m->cap : 1024;
-		m->key = kp_calloc(m->cap, sizeof *m->key);
-		m->tag = kp_calloc(m->cap, sizeof *m->tag);
-		m->val = kp_calloc(m->cap, sizeof *m->val);
+		m->s = kp_calloc(m->cap, sizeof *m->s);
 		for (size_t k = 0; k < old.cap; k++)
-			if (old.tag[k]) {
-				i = kv_find(m, old.key[k], old.tag[k] - 1);
-				m->key[i] = old.key[k];
-				m->tag[i] = old.tag[k];
-				m->val[i] = old.val[k];
-			}
-		free(old.key);
-		free(old.tag);
-		free(old.val);
+			if (old.s[k].tag)
+				m->s[kv_find(m, old.s[k].key, old.s[k].tag - 1)] = old.s[k];
+		free(old.s);
 	}
 	i = kv_find(m, key, tag);
-	*made = !m->tag[i];
+	*made = !m->s[i].tag;
 	if (*made) {
-		m->key[i] = key;
-		m->tag[i] = tag + 1;
+		m->s[i].key = key;
+		m->s[i].tag = tag + 1;
 		m->n++;
 	}
-	return &m->val[i];
+	return &m->s[i].val;
 }
 
 void kvmap_free(struct kvmap *m)
 {
-	free(m->key);
-	free(m->tag);
-	free(m->val);
+	free(m->s);
 	memset(m, 0, sizeof *m);
 }

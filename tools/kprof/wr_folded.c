@@ -14,9 +14,51 @@
 
 #define line fline             /* kprof.h's */
 
-static int by_text(const void *a, const void *b)
+/* The byte at d of a line, 0 past its end: an order of bytes as strcmp's. */
+static inline int at(const struct line *l, size_t d)
 {
-	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+	return d < l->len ? (unsigned char)l->text[d] : 0;
+}
+
+static void swap(struct line *a, struct line *b)
+{
+	struct line t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Sorts lines whose first d bytes are equal, in strcmp's order, by
+ * Bentley and Sedgewick's multikey quicksort: the lines of a profile
+ * share long prefixes (the root, main, the same callers), which a
+ * comparison sort compares again and again; this one looks at each
+ * shared byte once per partition. */
+static void sort_lines(struct line *l, size_t n, size_t d)
+{
+	while (n > 1) {
+		size_t lt = 0, gt = n, i = 1;
+		int pivot;
+
+		swap(&l[0], &l[n / 2]);
+		pivot = at(&l[0], d);
+		while (i < gt) {        /* [0, lt) <, [lt, i) ==, [gt, n) > */
+			int c = at(&l[i], d);
+
+			if (c < pivot)
+				swap(&l[lt++], &l[i++]);
+			else if (c > pivot)
+				swap(&l[i], &l[--gt]);
+			else
+				i++;
+		}
+		sort_lines(l, lt, d);
+		sort_lines(l + gt, n - gt, d);
+		if (pivot == 0)
+			return;         /* the equal ones ended here: equal lines */
+		l += lt;                /* the equal ones, on the next byte */
+		n = gt - lt;
+		d++;
+	}
 }
 
 static const char *base(const char *path)
@@ -177,12 +219,14 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 			append(&buf, &len, &cap, names[k]);
 		lines[nl].text = kp_calloc(len + 1, 1);
 		memcpy(lines[nl].text, buf, len);
+		lines[nl].len = len;
 		lines[nl++].count = w;
 	}
 	free(buf);
-	qsort(lines, nl, sizeof *lines, by_text);
+	sort_lines(lines, nl, 0);
 	for (size_t i = 0; i < nl; i++) {
-		if (out && !strcmp(lines[out - 1].text, lines[i].text)) {
+		if (out && lines[out - 1].len == lines[i].len &&
+		    !memcmp(lines[out - 1].text, lines[i].text, lines[i].len)) {
 			lines[out - 1].count += lines[i].count;
 			free(lines[i].text);
 		} else {
@@ -221,8 +265,18 @@ static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy
 	struct fline *lines = folded_lines(sy, ss, &n);
 
 	(void)wo, (void)p;
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %ju\n", lines[i].text, (uintmax_t)lines[i].count);
+	for (size_t i = 0; i < n; i++) {
+		char num[24], *e = num + sizeof num, *q = e;
+		uint64_t c = lines[i].count;
+
+		*--q = '\n';
+		do
+			*--q = '0' + c % 10;
+		while (c /= 10);
+		*--q = ' ';
+		fwrite(lines[i].text, 1, lines[i].len, out);
+		fwrite(q, 1, e - q, out);
+	}
 	folded_free(lines, n);
 	return 0;
 }

@@ -23,15 +23,23 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* stack i's frame indices, root first, into idx; how many */
-static size_t stack_indices(struct strtab *t, struct symbolizer *sy,
+/* stack i's frame indices, root first, into idx; how many. A name comes
+ * from the symbolizer's caches, one pointer for each string, so the index
+ * is looked up by the pointer, and by the string only the first time. */
+static size_t stack_indices(struct strtab *t, struct kvmap *byptr, struct symbolizer *sy,
 			    const struct sampleset *ss, size_t i, size_t *idx, uint64_t *w)
 {
 	const char *names[STACK_NAMES_MAX];
 	size_t n = stack_frames(sy, ss, i, " [k]", names, STACK_NAMES_MAX, w);
 
-	for (size_t k = 0; k < n; k++)
-		idx[k] = strtab_index(t, names[k]);
+	for (size_t k = 0; k < n; k++) {
+		int made;
+		uintptr_t *v = kvmap_slot(byptr, (uintptr_t)names[k], 0, &made);
+
+		if (made)
+			*v = strtab_index(t, names[k]);
+		idx[k] = *v;
+	}
 	return n;
 }
 
@@ -51,6 +59,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 {
 	size_t n = sampleset_nstacks(ss), idx[STACK_NAMES_MAX], nprof = 0;
 	struct strtab t = { 0 };
+	struct kvmap byptr = { 0 };
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
 	size_t npids = 0, nall = 0, capall = 0, *first_of = kp_calloc(n + 1, sizeof *first_of);
 	uint32_t *all = NULL;
@@ -69,7 +78,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	 * indices kept for them */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
-		size_t m = stack_indices(&t, sy, ss, i, idx, &w);
+		size_t m = stack_indices(&t, &byptr, sy, ss, i, idx, &w);
 
 		first_of[i] = nall;
 		if (nall + m > capall) {
@@ -140,6 +149,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	}
 	fprintf(out, "\n]}\n");
 	strtab_free(&t);
+	kvmap_free(&byptr);
 	free(all);
 	free(first_of);
 	free(pids);
