@@ -124,7 +124,7 @@ extern volatile prof_sample_fn prof_tick;
 prof_sample_fn prof_sampler(void);      /* prof_tick, for tests */
 
 /* The clock's per-tick call: builds the sample once and hands it on.
- * Profiling off costs one load and one branch. */
+ * Profiling off costs a load, a test and a branch. */
 static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool user, uint32_t weight)
 {
 	prof_sample_fn fn = prof_tick;
@@ -148,7 +148,7 @@ void prof_exit(struct proc *p);
 /* The return-to-user and single-step hooks, like prof_tick: NULL while no
  * engine with its hooks on has it, that engine's own function while one
  * has, a fan-out while several have. Only prof.c writes them. So the trap
- * path pays one load and one branch while nobody wants them, and a traced
+ * path pays a load, a test and a branch while nobody wants them, and a traced
  * process's step reaches its engine with no loop in between. */
 extern volatile prof_userret_fn prof_userret_hook;
 extern volatile prof_debug_fn prof_debug_hook;

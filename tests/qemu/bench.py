@@ -267,11 +267,45 @@ def mc_rows():
              "exact; %s samples (prof on -i 10, 100 kHz)" % look[-1]),
             ("a system call's round trip (getpid), profiling off", "%.0f instructions" % (sc[0] / 20000),
              "exact; int 0x80 to iret and back, with the return to user mode's hook check "
-             "(a load and a branch) when no engine has hooks on"),
+             "(a load, a test and a branch: the rows below) when no engine has hooks on"),
             ("prof on -s: instructions added to a system call", "%.0f" % ((sc[1] - sc[0]) / 20000),
              "exact; 20,000 getpid calls, unbuffered"),
             ("prof on -k: instructions added to a system call", "%.0f" % ((sc[2] - sc[0]) / 20000),
              "exact; 20,000 getpid calls, timed")]
+
+
+def userret_rows():
+    """The return to user mode with no hook: what its check adds to the
+    path, read from the kernel's own code (objdump), from the load of
+    prof_userret_hook to the branch around the call, in trap() (a system
+    call's or a fault's return) and in clock_intr() (a tick's). Exact and
+    static: the same figure the instruction counter would give."""
+    elf = os.path.join(TOP, "build", "kernel.elf")
+    hook = None
+    for l in subprocess.check_output(["nm", elf], text=True).splitlines():
+        f = l.split()
+        if len(f) == 3 and f[2] == "prof_userret_hook":
+            hook = "0x%x" % int(f[0], 16)
+    dis = subprocess.check_output(["objdump", "-d", "--no-show-raw-insn", elf], text=True)
+    rows = []
+    for fn in ("trap", "clock_intr"):
+        m = re.search(r"^[0-9a-f]+ <%s>:\n(.*?)\n\n" % fn, dis, re.M | re.S)
+        insns = [l.split("\t", 1)[1] for l in m.group(1).splitlines() if "\t" in l] if m else []
+        start = next((i for i, t in enumerate(insns) if t.startswith("mov") and hook and
+                      re.search(r"\b%s,%%" % hook, t)), None)
+        if start is None:
+            sys.exit("bench: no load of prof_userret_hook (%s) in %s()" % (hook, fn))
+        end = next(i for i in range(start, len(insns)) if re.match(r"j(?!mp)", insns[i]))
+        # the check's own: the load, what uses its register, the branch (gcc
+        # may schedule the next statement's work in between: not counted)
+        reg = insns[start].split(",")[-1].strip()
+        mine = [t.split()[0] for t in insns[start:end + 1]
+                if t is insns[start] or reg in t or t is insns[end]]
+        rows.append(("return to user mode with no hook, in %s(): instructions of the check" % fn,
+                     "%d" % len(mine),
+                     "exact (objdump of build/kernel.elf): %s; goal <= 3 (a load, a test, a branch)"
+                     % ", ".join(mine)))
+    return rows
 
 
 def stacks_rows():
@@ -481,6 +515,7 @@ def main():
     rows += mc_rows()
     rows += stacks_rows()
     rows += together_rows()
+    rows += userret_rows()
 
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
     host_rows = []
