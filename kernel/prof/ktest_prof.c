@@ -189,6 +189,33 @@ void ktest_prof_frame(void)
 	CHECK(prof_sampler() == NULL);
 }
 
+/* The checked walk, and when pgdir is the one loaded, the stack engine's
+ * fast one too (arch_user_chain), which must agree with it frame for
+ * frame wherever the chain is aligned, and add up the same sum. */
+static int walk(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole)
+{
+	uint32_t fast[16], *o, sum = 0, want = 0, bits;
+	int n = arch_stack_walk_user_end(pgdir, fp, pcs, max, whole);
+	bool fwhole;
+
+	if (pgdir != arch_loaded_pgdir() || fp - USER_BASE >= USER_TOP - USER_BASE || max > 15)
+		return n;
+	o = arch_user_chain(fp, fast, fast + max, &sum, &bits, &fwhole);
+	if (o > fast + max) {           /* the one past end: dropped */
+		sum -= fast[max];
+		o = fast + max;
+		fwhole = false;
+	}
+	if (bits % 4)
+		return n;               /* misaligned: the engine takes the checked walk */
+	for (int i = 0; i < n; i++)
+		want += pcs[i];
+	CHECK(o - fast == n && fwhole == *whole && sum == want);
+	for (int i = 0; i < n && i < o - fast; i++)
+		CHECK(fast[i] == pcs[i]);
+	return n;
+}
+
 /* The user walk's cases on the address space pgdir, whose first stack
  * page at base is w (through the kernel's view of it). */
 static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
@@ -200,37 +227,47 @@ static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
 	w[0] = base + 0x40, w[1] = USER_BASE + 0x111;
 	w[16] = base + 0x80, w[17] = USER_BASE + 0x222;
 	w[32] = 0, w[33] = USER_BASE + 0x333;
-	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 3 && whole);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && whole);
 	CHECK(pcs[0] == USER_BASE + 0x111 && pcs[2] == USER_BASE + 0x333);
-	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 2, &whole) == 2 && !whole);  /* at most max */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 0) == 0);
+	CHECK(walk(pgdir, base, pcs, 3, &whole) == 3 && whole);
+	CHECK(walk(pgdir, base, pcs, 2, &whole) == 2 && !whole);       /* at most max */
+	CHECK(walk(pgdir, base, pcs, 1, &whole) == 1 && !whole);
+	CHECK(walk(pgdir, base, pcs, 0, &whole) == 0 && !whole);
+	w[32] = base + 0xC0, w[48] = 0, w[49] = USER_BASE + 0x444;     /* four frames */
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 4 && whole);
+	CHECK(walk(pgdir, base, pcs, 3, &whole) == 3 && !whole);
+	CHECK(walk(pgdir, base, pcs, 4, &whole) == 4 && whole);
+	w[32] = 0;
 
-	CHECK(arch_stack_walk_user(pgdir, 0, pcs, 8) == 0);             /* null */
-	CHECK(arch_stack_walk_user(pgdir, base + 2, pcs, 8) == 0);      /* misaligned */
-	CHECK(arch_stack_walk_user(pgdir, 0x100000, pcs, 8) == 0);      /* kernel */
-	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE, pcs, 8) == 0);  /* unmapped */
-	CHECK(arch_stack_walk_user(pgdir, USER_TOP - 4, pcs, 8) == 0);  /* past the top */
+	CHECK(walk(pgdir, 0, pcs, 8, &whole) == 0);                     /* null */
+	CHECK(walk(pgdir, base + 2, pcs, 8, &whole) == 0);              /* misaligned */
+	CHECK(walk(pgdir, 0x100000, pcs, 8, &whole) == 0);              /* kernel */
+	CHECK(walk(pgdir, base + 2 * PGSIZE, pcs, 8, &whole) == 0);     /* unmapped */
+	CHECK(walk(pgdir, USER_TOP - 4, pcs, 8, &whole) == 0);          /* past the top */
 
 	w[0] = base, w[1] = USER_BASE + 0x111;                  /* points at itself */
-	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 1 && !whole);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 1 && !whole);
 	w[0] = base + 0x40, w[16] = base;                       /* a cycle of two */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
 	w[16] = 0x100000;                                       /* into the kernel */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2);
 	w[16] = base + 0x42;                                    /* then misaligned */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2);
 	w[16] = base + 3 * PGSIZE;                              /* then unmapped */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
 	w[16] = USER_TOP;                                       /* then past the top */
-	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
 	w[16] = 0xFFFFFFFCu;                                    /* then the last word */
-	CHECK(arch_stack_walk_user_end(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	w[16] = base + 0x80, w[32] = base + 4 * PGSIZE;         /* unmapped third */
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && !whole);
+	w[32] = 0;
 	w[1] = 0x100000;        /* a return address is recorded as the chain has it */
-	CHECK(arch_stack_walk_user(pgdir, base, pcs, 8) == 2 && pcs[0] == 0x100000);
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && pcs[0] == 0x100000);
 	/* the last word of the second page: its return address would be on
 	 * the unmapped third page */
 	w[1024 + 1023] = base;
-	CHECK(arch_stack_walk_user(pgdir, base + 2 * PGSIZE - 4, pcs, 8) == 0);
+	CHECK(walk(pgdir, base + 2 * PGSIZE - 4, pcs, 8, &whole) == 0);
 }
 
 /* A user address space with two mapped stack pages, walked through its

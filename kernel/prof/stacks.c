@@ -82,13 +82,15 @@ static struct entry *slot(uint32_t i)
 	return (struct entry *)(st.table + i * st.slotsize);
 }
 
-/* The stack's hash, folded in a frame at a time as the walks find them
- * (FNV-1a's step on words), then the pid and the meta word. */
-#define HASH_SEED 2166136261u
-#define HASH_MUL  16777619u
-static inline uint32_t mix(uint32_t h, uint32_t w)
+/* The stack's hash: the walks add up its frames as they read them, one
+ * instruction a frame (a sum, unlike a chained hash, also drops a frame
+ * read past the depth in one subtraction); the pid and the meta word are
+ * mixed in at the end, and the multiply carries every bit of them into
+ * the high bits, which choose the slot. Two stacks with the same sum
+ * share a slot's neighbourhood; the full comparison tells them apart. */
+static inline uint32_t hash(uint32_t sum, uint32_t pid, uint32_t meta)
 {
-	return (h ^ w) * HASH_MUL;
+	return ((sum ^ pid * 0x9E3779B1u) + meta) * 0x85EBCA77u;
 }
 
 /* Counts the sample in buf, its key nk words long: its entry, found or
@@ -150,13 +152,14 @@ static uint32_t prog_of(struct proc *p, const struct elf_image *img)
 	return st.progof[i] = (uint8_t)++st.nprogs;
 }
 
-/* The user's side of a sample: frames from tf into f (room for max),
- * folded into *h; sets STK_UTRUNC in *fl when the chain was cut. */
+/* The user's side of a sample: frames from tf into f (max of them, and
+ * room for one more, which the chain may read past the depth), their sum
+ * added to *h; sets STK_UTRUNC in *fl when the chain was cut. */
 static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, const struct trapframe *tf,
 								 uint32_t *f, uint32_t max, uint32_t *h,
 								 uint32_t *fl)
 {
-	uint32_t fp = arch_frame_fp(tf), hw = mix(*h, arch_frame_pc(tf)), bits = 0;
+	uint32_t fp = arch_frame_fp(tf), sum = *h + arch_frame_pc(tf), bits = 0, *o;
 	bool whole;
 	int n = -1;
 
@@ -166,17 +169,21 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 	}
 	f[0] = arch_frame_pc(tf);
 	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE < USER_TOP - USER_BASE) {
-		n = arch_user_chain(fp, f + 1, f + max, &hw, &bits, &whole, HASH_MUL) - (f + 1);
-		if (bits % 4)
-			n = -1;         /* misaligned somewhere */
+		o = arch_user_chain(fp, f + 1, f + max, &sum, &bits, &whole);
+		if (o > f + max) {      /* the frame read past the depth */
+			sum -= f[max];
+			o = f + max;
+			whole = false;
+		}
+		n = bits % 4 ? -1 : o - (f + 1);        /* misaligned somewhere: -1 */
 	}
 	if (n < 0) {                    /* not loaded, or misaligned: the checked walk */
-		hw = mix(*h, f[0]);
+		sum = *h + f[0];
 		n = arch_stack_walk_user_end(p->pgdir, fp, f + 1, max - 1, &whole);
 		for (int i = 1; i <= n; i++)
-			hw = mix(hw, f[i]);
+			sum += f[i];
 	}
-	*h = hw;
+	*h = sum;
 	if (!whole)
 		*fl |= STK_UTRUNC;
 	return 1 + n;
@@ -191,14 +198,14 @@ static inline __attribute__((always_inline)) void finish(uint32_t *buf, struct p
 		st.truncated += w;
 	buf[W_PID] = p->pid;
 	buf[W_META] = meta(fl, nk, nu, st.progof[p - procs]);
-	count(buf, W_FRAMES - W_PID + nk + nu, mix(mix(h, buf[W_PID]), buf[W_META]), w);
+	count(buf, W_FRAMES - W_PID + nk + nu, hash(h, buf[W_PID], buf[W_META]), w);
 }
 
 /* a tick in user mode: the user's frames, from the interrupted frame */
 __attribute__((noinline))
 static void ARCH_FASTCALL user_sample(struct proc *p, const struct trapframe *tf, uint32_t w)
 {
-	uint32_t buf[W_FRAMES + STK_DEPTH_MAX], fl = STK_USER_LEAF, nu = 0, h = HASH_SEED;
+	uint32_t buf[W_FRAMES + STK_DEPTH_MAX + 1], fl = STK_USER_LEAF, nu = 0, h = 0;
 	uint32_t sp = arch_frame_sp(tf);
 
 	buf[W_RET] = buf[W_RET + 1] = 0;
@@ -216,8 +223,8 @@ __attribute__((noinline))
 static void ARCH_FASTCALL kernel_sample(uint32_t pc, struct proc *p, uint32_t w)
 {
 	const struct trapframe *tf = prof_frame();
-	uint32_t buf[W_FRAMES + STK_DEPTH_MAX], *f = buf + W_FRAMES, fl = 0, nk = 0, nu = 0;
-	uint32_t h = HASH_SEED;
+	uint32_t buf[W_FRAMES + STK_DEPTH_MAX + 1], *f = buf + W_FRAMES, fl = 0, nk = 0, nu = 0;
+	uint32_t h = 0;
 	bool whole;
 
 	buf[W_RET] = buf[W_RET + 1] = 0;
@@ -227,7 +234,7 @@ static void ARCH_FASTCALL kernel_sample(uint32_t pc, struct proc *p, uint32_t w)
 		if (!whole)
 			fl |= STK_KTRUNC;
 		for (uint32_t i = 0; i < nk; i++)
-			h = mix(h, f[i]);
+			h += f[i];
 		buf[W_RET] = kernel_word(arch_frame_sp(tf));
 		buf[W_RET + 1] = kernel_word(arch_frame_sp(tf) + 4);
 	}
@@ -250,7 +257,7 @@ static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
 	} else {                        /* the idle loop: one frame */
 		uint32_t buf[W_FRAMES] = { 0, 0, 0, meta(STK_IDLE, 0, 0, 0) };
 
-		count(buf, W_FRAMES - W_PID, mix(mix(HASH_SEED, 0), buf[W_META]), w);
+		count(buf, W_FRAMES - W_PID, hash(0, 0, buf[W_META]), w);
 	}
 }
 

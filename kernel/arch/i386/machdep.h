@@ -112,51 +112,68 @@ static inline bool arch_words_equal(const uint32_t *a, const uint32_t *b, uint32
 	return eq;
 }
 
-/* The frame chain of the running process's user stack from fp, the
- * return addresses into out (up to end), each folded into *h as it is
- * read: *h = (*h ^ ret) * mul. Every word is read with a fixup, so an
- * unmapped page ends the walk. The chain must climb strictly; the caller
- * has checked USER_BASE <= fp < USER_TOP, so the chain never reaches
- * below into the kernel, and above USER_TOP nothing is mapped. The low
- * bits of every frame pointer are ORed into *bits: alignment is the
- * caller's to check, once. Returns the end of what was written; *whole:
- * the chain ended at a null frame pointer (crt0's outermost frame).
- * Twelve instructions a frame: two loads, the store and its step, the
- * hash's xor and multiply, the climb's compare and branch, the OR, the
- * move to the next frame, the depth's compare and branch. */
+/* The frame chain of the running process's user stack from fp: the
+ * return addresses into out, from out up to end, and their sum added to
+ * *sum (the caller's hash is made from it). Every word is read with a
+ * fixup, so an unmapped page ends the walk. The chain must climb
+ * strictly; the caller has checked USER_BASE <= fp < USER_TOP, so the
+ * chain never reaches below into the kernel, and above USER_TOP nothing
+ * is mapped. The low bits of every frame pointer are ORed into *bits:
+ * alignment is the caller's to check, once. *whole: the chain ended at a
+ * null frame pointer (crt0's outermost frame).
+ *
+ * The loop takes two frames a turn, with the frame pointer in one
+ * register and then the other, so a frame is 8.5 instructions: its two
+ * loads, the store, the sum, the climb's compare and branch, the OR, and
+ * half of the turn's step and depth test. The depth is tested once a
+ * turn, so one return address may be written at end (out has room for
+ * it); the caller drops it. Returns the end of what was written. */
 static inline __attribute__((always_inline)) uint32_t *
-arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *h, uint32_t *bits, bool *whole,
-		const uint32_t mul)
+arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32_t *bits, bool *whole)
 {
-	uint32_t n = 1, r, hh = *h, b = fp;
+	uint32_t n = 1, r, s = *sum, b = fp;
 
 	__asm__("cmpl %[end], %[o]\n\t"
 		"jae 3f\n"
 		"1:\tmovl (%[f]), %[n]\n"
 		"2:\tmovl 4(%[f]), %[r]\n\t"
 		"movl %[r], (%[o])\n\t"
-		"addl $4, %[o]\n\t"
-		"xorl %[r], %[h]\n\t"
-		"imull %[mul], %[h], %[h]\n\t"
+		"addl %[r], %[s]\n\t"
 		"cmpl %[f], %[n]\n\t"
-		"jbe 3f\n\t"
-		"orl %[n], %[b]\n\t"
-		"movl %[n], %[f]\n\t"
+		"jbe 5f\n\t"
+		"orl %[n], %[b]\n"
+		"6:\tmovl (%[n]), %[f]\n"
+		"7:\tmovl 4(%[n]), %[r]\n\t"
+		"movl %[r], 4(%[o])\n\t"
+		"addl %[r], %[s]\n\t"
+		"addl $8, %[o]\n\t"
+		"cmpl %[n], %[f]\n\t"
+		"jbe 8f\n\t"
+		"orl %[f], %[b]\n\t"
 		"cmpl %[end], %[o]\n\t"
 		"jb 1b\n"
 		"3:\n\t"
 		".pushsection .text.fixup, \"ax\"\n"
 		"4:\tmovl $1, %[n]\n\t"         /* a fault: cut, not whole */
+		"jmp 3b\n"
+		"5:\taddl $4, %[o]\n\t"         /* the first frame of a turn ended it */
+		"jmp 3b\n"
+		"9:\taddl $4, %[o]\n\t"         /* a fault in the second: the first is kept */
+		"movl $1, %[n]\n\t"
+		"jmp 3b\n"
+		"8:\tmovl %[f], %[n]\n\t"       /* the second ended it: its caller's fp */
 		"jmp 3b\n\t"
 		".popsection\n\t"
 		".pushsection .extable, \"a\"\n\t"
 		".long 1b, 4b\n\t"
 		".long 2b, 4b\n\t"
+		".long 6b, 9b\n\t"
+		".long 7b, 9b\n\t"
 		".popsection"
-		: [o] "+r"(out), [f] "+r"(fp), [n] "+r"(n), [r] "=&r"(r), [h] "+r"(hh), [b] "+rm"(b)
-		: [end] "m"(end), [mul] "i"(mul)
+		: [o] "+r"(out), [f] "+r"(fp), [n] "+r"(n), [r] "=&r"(r), [s] "+r"(s), [b] "+r"(b)
+		: [end] "m"(end)
 		: "cc", "memory");
-	*h = hh;
+	*sum = s;
 	*bits = b;
 	*whole = n == 0;
 	return out;

@@ -54,18 +54,10 @@ int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int ma
 	uint32_t next, ret;
 
 	/* a null fp at the leaf is no chain at all (only crt0's _start has
-	 * one): the stack is cut */
+	 * one): the stack is cut. Each word is one load with a fixup when
+	 * pgdir is the one loaded (arch_user_word); the stack engine's tick
+	 * has its own loop for that case (arch_user_chain). */
 	*whole = false;
-	if (max <= 0 || fp - USER_BASE >= USER_TOP - USER_BASE)
-		return 0;
-	if (pgdir == arch_loaded_pgdir()) {     /* single loads, a fixup each */
-		uint32_t h = 0, bits;
-
-		n = arch_user_chain(fp, pcs, pcs + max, &h, &bits, whole, 1) - pcs;
-		if (bits % 4 == 0)
-			return n;
-		n = 0;                          /* misaligned: the checked walk says where */
-	}
 	/* Return addresses are not checked, as perf does not check them: a
 	 * frame is recorded as the chain has it. */
 	while (n < max) {
