@@ -24,6 +24,9 @@
 void kp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *kp_lasterror(void);
 void *kp_calloc(size_t n, size_t size);    /* exits 2 when out of memory */
+/* Sorts n records of size bytes by the uint64_t each begins with, keeping
+ * equal keys in their order (a radix sort: no comparisons) */
+void kp_sort_by_u64(void *base, size_t n, size_t size);
 void *kp_reallocarray(void *p, size_t n, size_t size);
 char *kp_strdup(const char *s);
 

@@ -38,13 +38,6 @@ static int cmp_sect(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 /* The executable section holding addr, by binary search. */
 static const struct ksect *sect_at(const struct kelf *ke, uint64_t addr)
 {
@@ -151,18 +144,11 @@ static int same_answer(const struct ksym *a, const struct ksym *b)
 }
 
 /* A sized symbol starting (+1) or ending (-1) at addr. */
-struct edge {
+struct edge {                   /* the address first: kp_sort_by_u64 sorts by it */
 	uint64_t addr;
 	int delta;
 	size_t sym;
 };
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
 
 static void add_range(struct kelf *ke, struct answer *ans, size_t *na, uint64_t start,
 		      uint64_t end, const struct ksym *k)
@@ -238,8 +224,8 @@ static int read_ranges(struct kelf *ke)
 		edges[ne++] = (struct edge){ addr, 1, (size_t)i };
 		edges[ne++] = (struct edge){ end, -1, (size_t)i };
 	}
-	qsort(b, nb, sizeof *b, cmp_u64);
-	qsort(edges, ne, sizeof *edges, cmp_edge);
+	kp_sort_by_u64(b, nb, sizeof *b);
+	kp_sort_by_u64(edges, ne, sizeof *edges);      /* by address: struct edge starts with it */
 
 	ke->ranges = kp_calloc(nb, sizeof *ke->ranges);
 	ans = kp_calloc(nb, sizeof *ans);

@@ -288,3 +288,49 @@ void kvmap_free(struct kvmap *m)
 	free(m->s);
 	memset(m, 0, sizeof *m);
 }
+
+/* LSD radix sort, 11 bits a pass, as many passes as the largest key has
+ * bits: an ELF's addresses take two or three passes over the records, in
+ * place of a comparison sort's n log n calls of a compare function. */
+void kp_sort_by_u64(void *base, size_t n, size_t size)
+{
+	enum { BITS = 11, NB = 1 << BITS };
+	unsigned char *a = base, *t, *src, *dst;
+	uint64_t max = 0, k;
+	size_t *count;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&k, a + i * size, sizeof k);
+		max |= k;
+	}
+	t = kp_calloc(n, size);
+	count = kp_calloc(NB, sizeof *count);
+	src = a, dst = t;
+	for (unsigned shift = 0; shift < 64 && max >> shift; shift += BITS) {
+		size_t sum = 0;
+
+		memset(count, 0, NB * sizeof *count);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&k, src + i * size, sizeof k);
+			count[k >> shift & (NB - 1)]++;
+		}
+		for (size_t b = 0; b < NB; b++) {
+			size_t c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&k, src + i * size, sizeof k);
+			memcpy(dst + count[k >> shift & (NB - 1)]++ * size, src + i * size, size);
+		}
+		unsigned char *x = src;
+		src = dst, dst = x;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(t);
+	free(count);
+}
