@@ -93,7 +93,7 @@ static inline uint32_t hash(uint32_t sum, uint32_t pid, uint32_t meta)
 	return ((sum ^ pid * 0x9E3779B1u) + meta) * 0x85EBCA77u;
 }
 
-/* Counts the sample in buf, its key nk words long: its entry, found or
+/* Counts the sample in buf, whose key is nkey words: its entry, found or
  * made, or the drop. The slot is the hash scaled to the table (a
  * multiply, no division); collisions probe the next slots, at most 32. */
 static inline __attribute__((always_inline)) void count(const uint32_t *buf, uint32_t nkey, uint32_t h,
