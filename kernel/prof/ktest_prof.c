@@ -201,11 +201,6 @@ static int walk(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whol
 	if (pgdir != arch_loaded_pgdir() || fp - USER_BASE >= USER_TOP - USER_BASE || max > 15)
 		return n;
 	o = arch_user_chain(fp, fast, fast + max, &sum, &bits, &fwhole);
-	if (o > fast + max) {           /* the one past end: dropped */
-		sum -= fast[max];
-		o = fast + max;
-		fwhole = false;
-	}
 	if (bits % 4)
 		return n;               /* misaligned: the engine takes the checked walk */
 	for (int i = 0; i < n; i++)

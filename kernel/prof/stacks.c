@@ -170,11 +170,6 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 	f[0] = arch_frame_pc(tf);
 	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE < USER_TOP - USER_BASE) {
 		o = arch_user_chain(fp, f + 1, f + max, &sum, &bits, &whole);
-		if (o > f + max) {      /* the frame read past the depth */
-			sum -= f[max];
-			o = f + max;
-			whole = false;
-		}
 		n = bits % 4 ? -1 : o - (f + 1);        /* misaligned somewhere: -1 */
 	}
 	if (n < 0) {                    /* not loaded, or misaligned: the checked walk */

@@ -43,7 +43,7 @@ void strtab_free(struct strtab *t);
 
 /* A hash map from a key (a 64-bit number and a 32-bit tag, a module say)
  * to a word: the caches and id tables of the stack writers. */
-struct kvslot {                 /* a key, its tag and its value on one cache line */
+struct kvslot {                 /* a key, its tag and its value side by side: one miss */
 	uint64_t key;
 	uintptr_t val;
 	uint32_t tag;                  /* tag + 1; 0: a free slot */

@@ -126,8 +126,10 @@ static inline bool arch_words_equal(const uint32_t *a, const uint32_t *b, uint32
  * register and then the other, so a frame is 8.5 instructions: its two
  * loads, the store, the sum, the climb's compare and branch, the OR, and
  * half of the turn's step and depth test. The depth is tested once a
- * turn, so one return address may be written at end (out has room for
- * it); the caller drops it. Returns the end of what was written. */
+ * turn, so one return address may be read past it and written at end
+ * (out must have room for it): it is taken back here, from the sum too,
+ * and the chain counts as cut. Returns the end of the frames, at most
+ * end. */
 static inline __attribute__((always_inline)) uint32_t *
 arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32_t *bits, bool *whole)
 {
@@ -173,9 +175,14 @@ arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32
 		: [o] "+r"(out), [f] "+r"(fp), [n] "+r"(n), [r] "=&r"(r), [s] "+r"(s), [b] "+r"(b)
 		: [end] "m"(end)
 		: "cc", "memory");
+	*whole = n == 0;
+	if (out > end) {                /* the one read past the depth */
+		s -= *end;
+		out = end;
+		*whole = false;
+	}
 	*sum = s;
 	*bits = b;
-	*whole = n == 0;
 	return out;
 }
 
