@@ -35,6 +35,9 @@ void arch_irq_enable(int irq);
 uint32_t arch_timer_set_hz(uint32_t hz);
 uint32_t arch_timer_mhz(uint32_t hz);   /* what set_hz would achieve, unset */
 uint32_t arch_timer_divisor(uint32_t hz);       /* its input clocks per tick */
+/* the boot's line about the timer: the rate asked for (hz) and had (mhz),
+ * the jitter if on, the scheduler's quantum */
+void arch_timer_report(uint32_t hz, uint32_t mhz, uint32_t quantum_ms);
 /* Starts the timer's count again: the next tick is one period from now. */
 void arch_timer_restart(void);
 /* Jitters each tick within +-k/2 input clocks of its place on the strict

@@ -2,7 +2,6 @@
  * sample to the profiler, wakes sleepers and preempts at the end of a time
  * slice. The time slice is set in ms and converted at the current rate, so
  * it does not change when the sampling rate does. */
-#include "abi/clock.h"
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "arch.h"
@@ -14,7 +13,6 @@
 volatile uint64_t ticks;
 volatile bool need_resched;
 volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later one */
-struct trapframe *clock_frame;  /* written by vectors.asm's clock entry */
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
@@ -22,7 +20,7 @@ static uint64_t tick_cycles;
 static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
 static uint64_t base_us, base_ticks;    /* uptime folded in at each rate change */
-static uint32_t max_hz = PIT_MAX_HZ;    /* lowered by clock_init outside -icount */
+static uint32_t max_hz = CLOCK_MAX_HZ;    /* lowered by clock_init outside -icount */
 
 /* a * b / c, rounded down or up, without forming a * b: with a = q*c + r it
  * is q*b + r*b/c, and r*b < c*b fits in 64 bits. A tick count times a rate
@@ -77,7 +75,7 @@ uint32_t clock_set_hz(uint32_t hz)
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
 	set_two_ticks();
-	last_edge = 0;
+	last_edge = arch_read_tsc();    /* the new count starts now */
 	if (old && old != hz_mhz) {
 		next_wake = ~0ull;
 		for (int i = 0; i < NPROC; i++) {
@@ -95,11 +93,13 @@ uint32_t clock_set_hz(uint32_t hz)
 }
 
 /* The PIT's count starts again: the next tick is a whole period away. The
- * edge the lost-tick count measures from starts again with it. */
+ * edge the lost-tick count measures from is now, not unknown: a tick held
+ * back by interrupts off from here on is counted with the ticks it merged,
+ * as after any other tick. */
 void clock_restart_phase(void)
 {
-	arch_timer_restart();
-	last_edge = 0;
+	arch_timer_restart();           /* takes a tick pending before it */
+	last_edge = arch_read_tsc();    /* a whole period from the next one */
 }
 
 uint64_t clock_uptime_us(void)
@@ -130,7 +130,7 @@ uint32_t clock_max_hz(void)
 
 void clock_init(uint32_t hz, uint32_t quantum)
 {
-	max_hz = arch_time_exact() ? PIT_MAX_HZ : PIT_MAX_HZ_UNTIMED;
+	max_hz = arch_time_exact() ? CLOCK_MAX_HZ : CLOCK_MAX_HZ_UNTIMED;
 	if (clock_check_hz(hz) < 0)
 		hz = max_hz;
 	quantum_ms = quantum;
@@ -214,15 +214,15 @@ static inline uint32_t merged_ticks(void)
  * weight of this tick's sample, charged where this one landed (for a cli
  * section, through splpc, to the code that turned interrupts off), so that
  * section is weighed by its length. */
-void clock_intr(void)
+void ARCH_FASTCALL clock_intr(struct trapframe *tf)
 {
 	struct proc *p = curproc();
 	uint32_t n = 1 + merged_ticks();
-	bool user = arch_frame_user(clock_frame);
+	bool user = arch_frame_user(tf);
 	uint64_t now;
 
 	arch_clock_eoi();       /* before this tick may switch processes */
-	prof_clock_tick(clock_frame, p, user, n);
+	prof_clock_tick(tf, p, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;
 	if (p) {
@@ -241,7 +241,7 @@ void clock_intr(void)
 			yield();
 		if (p->killed)
 			proc_exit(WSTATUS_KILLED);
-		prof_userret(p, clock_frame);
+		prof_userret(p, tf);
 	}
 }
 

@@ -1,7 +1,7 @@
 /* Kernel command-line parser. Words are separated by blanks; each is
  * `key=value` or a bare flag. */
 #include "cmdline.h"
-#include "abi/clock.h"
+#include "clock.h"
 #include "lib.h"
 
 void cmdline_defaults(struct bootcfg *cfg)
@@ -18,7 +18,7 @@ struct numkey {
 };
 
 static const struct numkey numkeys[] = {
-	{ "hz", PIT_MIN_HZ, PIT_MAX_HZ, offsetof(struct bootcfg, hz) },
+	{ "hz", CLOCK_MIN_HZ, CLOCK_MAX_HZ, offsetof(struct bootcfg, hz) },
 	{ "quantum", 1, QUANTUM_MAX, offsetof(struct bootcfg, quantum) },
 	{ "pit.jitter", 0, 65535, offsetof(struct bootcfg, pit_jitter) },
 };

@@ -6,6 +6,7 @@
 #include "ctl.h"
 #include "dev.h"
 #include "lib.h"
+#include "proc.h"
 
 enum { Qcons, Qconsctl, Qnull, Qeia1 };
 
@@ -33,7 +34,7 @@ static int consctl(const char *s, uint32_t n)
 	uint32_t pid;
 
 	if (ctl_parse(s, n, 32, &m) < 0 || !ctl_cmd(&m, "fg", 1) || !ctl_uint(&m, 1, &pid) ||
-	    pid > 0x7FFFFFFF)
+	    pid > PID_MAX)
 		return -EINVAL;
 	console_set_fg((int)pid);
 	return 0;

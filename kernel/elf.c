@@ -4,6 +4,7 @@
 #include "elf.h"
 #include "abi/errno.h"
 #include "abi/memlayout.h"
+#include "arch.h"
 #include "file.h"
 #include "lib.h"
 
@@ -34,7 +35,7 @@ int elf_open(struct vnode *v, const char *path, struct elf_image *im)
 		return -ENOEXEC;
 	if (memcmp(eh->ident, "\177ELF", 4) != 0 || eh->ident[4] != 1 /* 32-bit */ ||
 	    eh->ident[5] != 1 /* little-endian */ || eh->type != 2 /* EXEC */ ||
-	    eh->machine != 3 /* i386 */ || eh->phentsize != sizeof(struct proghdr) ||
+	    eh->machine != ARCH_ELF_MACHINE || eh->phentsize != sizeof(struct proghdr) ||
 	    eh->phnum == 0 || eh->phnum > MAXPHDR || eh->phoff > im->size ||
 	    eh->phnum * sizeof(struct proghdr) > im->size - eh->phoff)
 		return -ENOEXEC;

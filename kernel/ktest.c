@@ -454,10 +454,7 @@ static void t_symtab(void)
 	CHECK(strcmp(symtab_name(t, symtab_find(t, (uint32_t)t_symtab)), "t_symtab") == 0);
 }
 
-static const struct {
-	void (*fn)(void);
-	const char *name;
-} tests[] = {
+static const struct ktest tests[] = {
 	{ t_muldiv, "clock_muldiv" },
 	{ t_cmdline, "cmdline_parser" },
 	{ t_parse_uint, "parse_uint" },
@@ -476,21 +473,23 @@ static const struct {
 	{ ktest_prof_engines, "profiling_engines" },
 	{ ktest_stack_walk, "stack_walk" },
 	{ ktest_prof_frame, "sample_frame_walk" },
-	{ ktest_profil_bins, "profil_bins" },
 };
+extern const struct ktest _ktests_start[], _ktests_end[];
 
 void ktest_run(void)
 {
+	unsigned n = NELEM(tests) + (unsigned)(_ktests_end - _ktests_start);
 	int failed = 0;
 
-	kprintf("KTAP version 1\n1..%u\n", (unsigned)NELEM(tests));
-	for (unsigned i = 0; i < NELEM(tests); i++) {
+	kprintf("KTAP version 1\n1..%u\n", n);
+	for (unsigned i = 0; i < n; i++) {
+		const struct ktest *t = i < NELEM(tests) ? &tests[i] : &_ktests_start[i - NELEM(tests)];
 		failures = 0;
-		tests[i].fn();
-		kprintf("%sok %u %s\n", failures ? "not " : "", i + 1, tests[i].name);
+		t->fn();
+		kprintf("%sok %u %s\n", failures ? "not " : "", i + 1, t->name);
 		if (failures)
 			failed++;
 	}
-	kprintf("# ktest: %u tests, %d failed, %d checks\n", (unsigned)NELEM(tests), failed, checks);
+	kprintf("# ktest: %u tests, %d failed, %d checks\n", n, failed, checks);
 	arch_poweroff(failed ? KEXIT_FAIL : KEXIT_OK);
 }

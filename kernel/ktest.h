@@ -11,6 +11,16 @@ void ktest_check(bool ok, const char *what, const char *file, int line);
 void ktest_prof_engines(void);          /* prof/ktest_prof.c */
 void ktest_stack_walk(void);
 void ktest_prof_frame(void);
-void ktest_profil_bins(void);           /* prof/profil.c */
+
+/* A test declared in the file of what it tests (an engine's, so that the
+ * engine is one file): KTEST(fn, "name") after fn. They run after
+ * ktest.c's own list; the linker gathers them in .ktests. */
+struct ktest {
+	void (*fn)(void);
+	const char *name;
+};
+#define KTEST(f, n) \
+	static const struct ktest ktest_entry_##f \
+	__attribute__((used, section(".ktests"), aligned(4))) = { f, n }
 
 #endif

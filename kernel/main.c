@@ -42,7 +42,6 @@ void kmain(uint32_t magic, uint32_t mbi)
 	static char cmdline[512], extra[256];
 	struct memrange reserved[2 + MAXMODS + 1];
 	int nres = 0, nextra;
-	uint32_t mhz;
 
 	arch_uart_init();
 	console_init();
@@ -79,10 +78,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 		ktest_run();
 	clock_init(cfg.hz, cfg.quantum);
 	if (cfg.pit_jitter)
-		kprintf("pit: jitter +-%u PIT clocks per tick\n", clock_set_jitter(cfg.pit_jitter));
-	mhz = clock_hz_mhz();
-	kprintf("pit: %u Hz requested, divisor %u, %u.%03u Hz achieved; quantum %u ms; tsc %u kHz\n",
-		cfg.hz, arch_timer_divisor(cfg.hz), mhz / 1000, mhz % 1000, cfg.quantum, arch_tsc_khz());
+		clock_set_jitter(cfg.pit_jitter);
+	arch_timer_report(cfg.hz, clock_hz_mhz(), cfg.quantum);
 	if (cfg.crash[0])
 		boottest_crash(cfg.crash);
 	if (cfg.pitcheck)

@@ -290,11 +290,12 @@ int proc_wait(int pid, uint32_t ustatus, int options)
 	}
 }
 
-/* A pid that is 0 or negative is nobody's (0 is the idle loop's). */
-struct proc *proc_lookup(int pid)
+struct proc *proc_lookup(uint32_t pid)
 {
+	if (pid == 0 || pid > PID_MAX)
+		return NULL;
 	for (int i = 0; i < NPROC; i++)
-		if (pid > 0 && procs[i].pid == pid && procs[i].state != P_UNUSED &&
+		if (procs[i].pid == (int)pid && procs[i].state != P_UNUSED &&
 		    procs[i].state != P_ZOMBIE)
 			return &procs[i];
 	return NULL;
@@ -303,7 +304,7 @@ struct proc *proc_lookup(int pid)
 int proc_kill(int pid)
 {
 	uint32_t s = splhi();
-	struct proc *p = proc_lookup(pid);
+	struct proc *p = proc_lookup((uint32_t)pid);
 
 	if (p) {
 		p->killed = true;

@@ -65,7 +65,21 @@ void wakeup(void *chan);        /* safe with interrupts on or off */
 int proc_sleep_ms(uint32_t ms);
 int proc_wait(int pid, uint32_t ustatus, int options);
 int proc_kill(int pid);
-struct proc *proc_lookup(int pid);      /* a live process (not a zombie), or NULL */
+/* Pids run from 1 to PID_MAX; 0 is the idle loop's, and a value from
+ * user space above PID_MAX (a negative int) is nobody's. */
+#define PID_MAX 0x7FFFFFFFu
+/* the live process (not a zombie) with this pid, or NULL: any 32-bit
+ * value may be passed, as it came from a control message or a call */
+struct proc *proc_lookup(uint32_t pid);
+/* every process that has been spawned and not yet reaped (zombies too):
+ * for (each) { ... } with p the process */
+static inline bool proc_spawned(const struct proc *p)
+{
+	return p->state != P_UNUSED && p->state != P_EMBRYO;
+}
+#define for_each_proc(p) \
+	for (struct proc *p = procs; p < procs + NPROC; p++) \
+		if (proc_spawned(p))
 /* spawn from kernel-space arguments: an absolute path, argv, and the
  * files that become the child's fds 0, 1, 2 (each may be NULL). */
 int proc_spawn(const char *path, int argc, char *const argv[], struct file *const files[3]);

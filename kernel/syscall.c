@@ -3,6 +3,7 @@
  * code says which registers hold them. */
 #include "abi/errno.h"
 #include "abi/syscall.h"
+#include "lib.h"
 #include "proc.h"
 #include "prof/prof.h"
 #include "syscall.h"
@@ -32,21 +33,31 @@
 	X(SYS_unlink, sys_unlink, (a[0])) \
 	N(SYS_halt,   sys_halt,   (a[0])) \
 	X(SYS_uptime, sys_uptime, ()) \
-	X(SYS_kwork,  sys_kwork,  (a[0], a[1])) \
-	X(SYS_profil, sys_profil, (a[0], a[1], a[2], a[3], a[4], (int)a[5])) \
-	X(SYS_DosProfile,   sys_dosprofile,    (a[0], a[1], a[2], a[3])) \
-	X(SYS_ProfileStart, sys_profile_start, (a[0], a[1], a[2])) \
-	X(SYS_ProfileStop,  sys_profile_stop,  (a[0], a[1]))
+	X(SYS_kwork,  sys_kwork,  (a[0], a[1]))
+
+/* the calls declared elsewhere (SYSCALL_ENTRY): a few, looked up in turn */
+extern const struct syscall_entry _syscalls_start[], _syscalls_end[];
+
+static const struct syscall_entry *entry(uint32_t num)
+{
+	for (const struct syscall_entry *e = _syscalls_start; e < _syscalls_end; e++)
+		if (e->num == num)
+			return e;
+	return NULL;
+}
 
 static int dispatch(uint32_t num, const uint32_t *a)
 {
+	const struct syscall_entry *e;
+
 	switch (num) {
 #define CALL(n, fn, args)   case n: return fn args;
 #define NORET(n, fn, args)  case n: fn args;
 	SYSCALLS(CALL, NORET)
 #undef CALL
 #undef NORET
-	default:         return -ENOSYS;        /* also any number >= NSYSCALL */
+	default:
+		return (e = entry(num)) ? e->call(a) : -ENOSYS;
 	}
 }
 
@@ -58,7 +69,11 @@ static const uint32_t handlers[NSYSCALL] = {
 
 uint32_t syscall_handler(uint32_t num)
 {
-	return num < NSYSCALL ? handlers[num] : 0;
+	const struct syscall_entry *e;
+
+	if (num >= NSYSCALL)
+		return 0;
+	return handlers[num] ? handlers[num] : (e = entry(num)) ? e->handler : 0;
 }
 
 /* The profilers' system-call hook runs around the handler, and costs a

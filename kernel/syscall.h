@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct trapframe;
-void syscall(struct trapframe *tf);     /* from trap(), for int 0x80 */
+void syscall(struct trapframe *tf);     /* from trap(), for the system-call trap */
 
 /* the registers of a system call, read and written by arch code: the
  * number, up to SYSCALL_NARGS argument words, and the result */
@@ -43,15 +43,23 @@ int sys_unlink(uint32_t upath);
 
 /* kwork.c */
 int sys_kwork(uint32_t mode, uint32_t n);
-int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offset,
-	       uint32_t scale, int dirfd);       /* kernel/prof/profil.c */
 
-/* prof/dosprof_call.c: OS/2's DosProfile; returns OS/2's codes */
-int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret);
-
-/* prof/mc.c: Windows CE's ProfileStart and ProfileStop */
-int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams);
-int sys_profile_stop(uint32_t upath, uint32_t n);
+/* A system call declared beside its handler instead of in syscall.c's
+ * list, so that a subsystem that brings its own calls (a profiling
+ * engine: profil(2), DosProfile, ProfileStart) is one file: after the
+ * handler's definition,
+ *     SYSCALL_ENTRY(SYS_profil, sys_profil, (a[0], a[1], (int)a[2]));
+ * gives number SYS_profil to the handler, with its argument words typed
+ * as the list's are. The linker gathers the entries in .syscalls. */
+struct syscall_entry {
+	uint32_t num;
+	int (*call)(const uint32_t *a);         /* unpacks a, calls the handler */
+	uint32_t handler;                       /* its address, for the profilers' hits */
+};
+#define SYSCALL_ENTRY(n, fn, args) \
+	static int fn##_entry(const uint32_t *a) { (void)a; return fn args; } \
+	static const struct syscall_entry syscall_entry_##fn \
+	__attribute__((used, section(".syscalls"), aligned(4))) = { n, fn##_entry, (uint32_t)fn }
 
 /* the address of system call num's handler, or 0 for no such call: a
  * profiler's hit for the call (syscall.c) */

@@ -322,21 +322,12 @@ static const char *modename(uint32_t m)
 /* The common header and its module table: the target, at load 0. */
 static void put_header(int fd, const struct target *t, uint32_t mhz)
 {
-	static const uint8_t zero[DUMP_ALIGN];
-	uint32_t pathlen = strlen(t->path), idlen = t->has_id ? 20 : 0;
-	uint32_t mlen = sizeof(struct dump_module) + idlen + pathlen;
-	uint32_t pad = (DUMP_ALIGN - mlen % DUMP_ALIGN) % DUMP_ALIGN;
-	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_DOSPROF,
-				 .rate_mhz = mhz, .nmodules = 1,
-				 .size = sizeof h + mlen + pad };
-	struct dump_module m = { .load = 0, .build_id_len = idlen, .path_len = pathlen };
+	static uint8_t m[DUMP_MODULE_SIZE_MAX];
+	uint32_t n = dump_module_encode(m, t->build_id, t->has_id ? 20 : 0, t->path, strlen(t->path));
+	struct dump_header h = dump_header_make(DUMP_ENGINE_DOSPROF, mhz, 1, n);
 
-	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
 	put(fd, &h, sizeof h);
-	put(fd, &m, sizeof m);
-	put(fd, t->build_id, idlen);
-	put(fd, t->path, pathlen);
-	put(fd, zero, pad);
+	put(fd, m, n);
 }
 
 static int report(unsigned pid, struct target *mod, unsigned nslots)

@@ -1,5 +1,6 @@
-/* The clock's hardware limits, shared by the kernel (the PIT driver, the
- * command line, the profilers' rate) and the tests that check the rates. */
+/* The clock's hardware limits, shared by the arch code (the PIT driver,
+ * and through machdep.h the portable clock's CLOCK_*_HZ) and the tests
+ * that check the rates. */
 #ifndef ABI_CLOCK_H
 #define ABI_CLOCK_H
 

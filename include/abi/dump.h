@@ -53,4 +53,57 @@ struct dump_module {             /* 16 bytes, then build-id and path */
 	uint32_t reserved;           /* zero */
 };
 
+/* The one writer of the header and the module table, for every engine
+ * that writes a dump (the kernel's stack and Monte Carlo dumps, user
+ * space's DosProfile dump): each lays out its bytes in memory, and the
+ * caller writes them to its file as it likes. */
+
+/* the bytes of a module's entry: the struct, the build-id, the path, the
+ * padding to DUMP_ALIGN */
+static inline uint32_t dump_module_size(uint32_t idlen, uint32_t pathlen)
+{
+	uint32_t n = (uint32_t)sizeof(struct dump_module) + idlen + pathlen;
+	return (n + DUMP_ALIGN - 1) & ~(uint32_t)(DUMP_ALIGN - 1);
+}
+
+/* the largest entry: a buffer of this size holds any */
+#define DUMP_MODULE_SIZE_MAX \
+	((sizeof(struct dump_module) + DUMP_BUILD_ID_MAX + DUMP_PATH_MAX + DUMP_ALIGN - 1) & \
+	 ~(DUMP_ALIGN - 1))
+
+/* A module's entry laid out at buf (dump_module_size(idlen, pathlen)
+ * bytes; idlen and pathlen are clamped to their maxima); returns its
+ * size. The module was loaded at 0: every program is linked at its own
+ * address, and the kernel's dump names the kernel's. */
+static inline uint32_t dump_module_encode(uint8_t *buf, const uint8_t *id, uint32_t idlen,
+					  const char *path, uint32_t pathlen)
+{
+	struct dump_module m = { 0, 0, 0, 0 };
+	uint32_t n, i;
+
+	idlen = idlen > DUMP_BUILD_ID_MAX ? DUMP_BUILD_ID_MAX : idlen;
+	pathlen = pathlen > DUMP_PATH_MAX ? DUMP_PATH_MAX : pathlen;
+	n = dump_module_size(idlen, pathlen);
+	m.build_id_len = (uint16_t)idlen;
+	m.path_len = (uint16_t)pathlen;
+	for (i = 0; i < sizeof m; i++)
+		buf[i] = ((const uint8_t *)&m)[i];
+	for (uint32_t k = 0; k < idlen; k++)
+		buf[i++] = id[k];
+	for (uint32_t k = 0; k < pathlen; k++)
+		buf[i++] = (uint8_t)path[k];
+	while (i < n)
+		buf[i++] = 0;
+	return n;
+}
+
+/* the header of a dump whose module table takes tablesize bytes */
+static inline struct dump_header dump_header_make(uint16_t engine, uint32_t rate_mhz,
+						  uint32_t nmodules, uint32_t tablesize)
+{
+	struct dump_header h = { DUMP_MAGIC, DUMP_VERSION, engine, rate_mhz, nmodules,
+				 (uint32_t)sizeof(struct dump_header) + tablesize, 0 };
+	return h;
+}
+
 #endif

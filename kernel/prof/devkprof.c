@@ -10,7 +10,6 @@
  * first starts and sized from the real text bounds; they are kept in
  * native order and turned big-endian only when kpdata is opened. */
 #include "abi/be32.h"
-#include "abi/clock.h"
 #include "abi/errno.h"
 #include "abi/kprof.h"
 #include "buildid.h"
@@ -51,9 +50,9 @@ static struct {
  * kernel, its bin. Counters saturate at KPDATA_MAX. No frame: nothing
  * walks the stack from in here, and a frame would cost every tick. */
 __attribute__((optimize("omit-frame-pointer")))
-static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
 {
-	uint32_t w, i;
+	uint32_t flags = s->flags, w, i;
 
 	/* a user tick's flags are its weight: one add, kept first and short */
 	if (__builtin_expect(prof_user(flags), 1)) {
@@ -61,11 +60,11 @@ static void ARCH_FASTCALL kprof_sample(uint32_t pc, struct proc *p, uint32_t fla
 		return;
 	}
 	w = prof_weight(flags);
-	if (!p)                 /* no process: the idle loop */
+	if (!s->p)              /* no process: the idle loop */
 		prof_add_sat(&kp.idle, w, &kp.saturated);
 	prof_add_sat(&kp.total, w, &kp.saturated);
 	prof_add_sat(&kp.kernel, w, &kp.saturated);
-	i = (pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
+	i = (s->pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
 	if (i < kp.nbins)
 		prof_add_sat(&kp.bins[i], w, &kp.saturated);
 }
@@ -184,7 +183,7 @@ static int kprof_ctl(const char *cmd, uint32_t n)
 		if ((r = prof_set_hz(&engine, v)) == -EBUSY)
 			ksnprintf(why, sizeof why, "another engine holds the rate");
 		else if (r < 0)
-			ksnprintf(why, sizeof why, "out of range %u..%u", PIT_MIN_HZ, clock_max_hz());
+			ksnprintf(why, sizeof why, "out of range %u..%u", CLOCK_MIN_HZ, clock_max_hz());
 	} else if (ctl_cmd(&m, KPCTL_RES, 1) && ctl_uint(&m, 1, &v)) {
 		if (kp.on) {
 			r = -EINVAL;

@@ -14,7 +14,6 @@
  * r0_vm86 stays 0: this kernel has no virtual-8086 mode. r0_shrmem stays
  * 0: processes share no user memory here (each has private pages; only
  * the kernel is mapped in all of them, and that is r0_kernel). */
-#include "abi/clock.h"
 #include "abi/errno.h"
 #include "arch.h"
 #include "clock.h"
@@ -54,7 +53,7 @@ static void refast(void)
 /* per process slot: the sessions that profile it */
 static uint32_t pmask[NPROC];
 static int nsessions;
-static uint32_t timval_now, hz_before;
+static uint32_t timval_now;
 static struct prof_engine dosprof;
 
 /* the last of bucket b's candidates that starts at or below pc */
@@ -226,10 +225,11 @@ static void sample_other(uint32_t pc, struct proc *p, uint32_t flags)
  * No frame: nothing walks the stack from in here, and a frame would cost
  * every tick. */
 __attribute__((optimize("omit-frame-pointer")))
-static void ARCH_FASTCALL dp_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL dp_sample(const struct prof_sample *sm)
 {
+	uint32_t pc = sm->pc, flags = sm->flags, off, k;
+	struct proc *p = sm->p;
 	struct dpsess *s;
-	uint32_t off, k;
 
 	/* fast_proc is NULL without a fast session, and for a kernel
 	 * session; p is NULL only in the idle loop, in kernel mode. A
@@ -318,6 +318,8 @@ void dp_set_running(struct dpsess *s, bool on)
  * it comes back after the last), later ones must ask for the same. */
 bool dp_engine_begin(uint32_t timval, int *err)
 {
+	int r;
+
 	if (nsessions > 0) {
 		if (timval != timval_now) {
 			*err = PRF_TIMER_RESET;
@@ -326,24 +328,13 @@ bool dp_engine_begin(uint32_t timval, int *err)
 		nsessions++;
 		return true;
 	}
-	if (clock_hz_mhz() != clock_achieved_mhz(timval)) {
-		uint32_t before = (clock_hz_mhz() + 500) / 1000;
-		int r = prof_set_hz(&dosprof, timval);
-		if (r == -EBUSY) {
-			*err = PRF_TIMER_RESET;         /* another engine owns the rate */
-			return false;
-		}
-		if (r < 0) {
-			*err = PRF_TIMER_OUT_OF_RANGE;
-			return false;
-		}
-		hz_before = before;
-	} else {
-		hz_before = 0;
+	if ((r = prof_claim_hz(&dosprof, timval)) < 0) {
+		/* EBUSY: another engine owns the rate */
+		*err = r == -EBUSY ? PRF_TIMER_RESET : PRF_TIMER_OUT_OF_RANGE;
+		return false;
 	}
 	timval_now = timval;
 	nsessions = 1;
-	prof_set_hold(&dosprof, true);
 	return true;
 }
 
@@ -351,9 +342,7 @@ void dp_engine_end(void)
 {
 	if (--nsessions > 0)
 		return;
-	if (hz_before)
-		prof_set_hz(&dosprof, hz_before);
-	prof_set_hold(&dosprof, false);
+	prof_release_hz(&dosprof);
 }
 
 static struct prof_engine dosprof = {

@@ -8,9 +8,10 @@
  * PRF_CM_EXIT. cm_bufsz is the size of each buffer a session needs: the
  * hit table (cm_bufsz / 4 entries) and the detailed counters (at most
  * cm_bufsz / 4 of them, as fine as fits). */
-#include "abi/clock.h"
 #include "abi/memlayout.h"
+#include "abi/syscall.h"
 #include "kalloc.h"
+#include "clock.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/dosprof.h"
@@ -34,7 +35,7 @@ static struct dpsess *find(uint32_t pid)
 
 static struct proc *live(uint32_t pid)
 {
-	return pid > 0x7FFFFFFFu ? NULL : proc_lookup((int)pid);
+	return proc_lookup(pid);
 }
 
 /* the counters' count for every detailed slot at granularity 2^shift */
@@ -132,7 +133,7 @@ static int init(uint32_t pid, uint32_t ucmd)
 	if (cmd.cm_nslots == 0 || cmd.cm_nslots > PRF_MAXSLOTS)
 		return ERROR_INVALID_PARAMETER;
 	timval = cmd.cm_timval ? cmd.cm_timval : PRF_DEFAULT_TIMVAL;
-	if (timval < PIT_MIN_HZ || timval > PIT_MAX_HZ)
+	if (timval < CLOCK_MIN_HZ || timval > CLOCK_MAX_HZ)
 		return PRF_TIMER_OUT_OF_RANGE;
 	if (cmd.cm_flags & PRF_FLGBITS) {
 		if (cmd.cm_nflgs < 2)
@@ -383,7 +384,7 @@ static int finish(struct dpsess *s)
 	return NO_ERROR;
 }
 
-int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret)
+static int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret)
 {
 	struct dpsess *s;
 
@@ -415,3 +416,4 @@ int sys_dosprofile(uint32_t func, uint32_t pid, uint32_t ucmd, uint32_t uret)
 		return dump(s, uret);
 	}
 }
+SYSCALL_ENTRY(SYS_DosProfile, sys_dosprofile, (a[0], a[1], a[2], a[3]));

@@ -16,11 +16,12 @@ static struct prof_engine example;
 static bool on_at_boot;
 BOOTPARAM_FLAG("prof.example", on_at_boot);
 
-static void ARCH_FASTCALL example_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL example_sample(const struct prof_sample *s)
 {
+	struct proc *p = s->p;
+	uint32_t flags = s->flags;
 	struct counts *c;
 
-	(void)pc;
 	if (!p)
 		return;                 /* the idle loop: no process to charge */
 	c = p->prof.slot[example.id];

@@ -196,21 +196,12 @@ static void ARCH_FASTCALL heat_userret(struct proc *p, struct trapframe *tf)
 	t0 = arch_read_tsc();
 }
 
-/* Every program's build-id, read at spawn, so that heatinfo can name the
- * ELF a dump belongs to whichever way its tracing started. */
-static char buildids[NPROC][2 * BUILDID_MAX + 1];
-
 /* A child of the armed parent starts traced from its first instruction:
  * its frame gets the trap flag now. Its record is found at the first step
  * (here the parent's address space is the current one). */
 static void heat_spawn(struct proc *p, const struct elf_image *img)
 {
-	uint8_t id[BUILDID_MAX];
-	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
-
-	buildid_hex(buildids[p - procs], sizeof buildids[0], id, n > 0 ? MIN(n, BUILDID_MAX) : 0);
-	if (n <= 0)
-		buildids[p - procs][0] = 0;     /* heat's dump: "" for none */
+	(void)img;
 	if (!heat.parent || p->ppid != heat.parent)
 		return;
 	heat.parent = 0;
@@ -240,7 +231,7 @@ static struct prof_engine engine = {
  * mode. The engine wants its hooks and holds the rate (heat's durations
  * are in the clock's terms too); it takes no clock samples, so the clock
  * pays nothing for it. */
-int heat_trace_pid(int pid)
+int heat_trace_pid(uint32_t pid)
 {
 	struct proc *p = NULL;
 	int r;
@@ -250,9 +241,10 @@ int heat_trace_pid(int pid)
 	heat_clear();
 	if ((r = heattab_init()) < 0)
 		return r;
-	heat.pid = pid;
+	heat.pid = (int)pid;
 	strlcpy(heat.name, p->name, sizeof heat.name);
-	strlcpy(heat.build_id, buildids[p - procs], sizeof heat.build_id);
+	/* heatinfo names the ELF the dump belongs to ("" for none) */
+	strlcpy(heat.build_id, p->prof.prog.build_id_hex, sizeof heat.build_id);
 	traced = p;
 	have_cur = false;
 	currec = NULL;

@@ -54,7 +54,7 @@ struct heat_state {
 	uint64_t minstep;       /* smallest step seen, TSC ticks; ~0: none yet */
 };
 extern struct heat_state heat;
-int heat_trace_pid(int pid);            /* 0, -ESRCH, -ENOMEM */
+int heat_trace_pid(uint32_t pid);       /* 0, -ESRCH, -ENOMEM */
 int heat_trace_child(int parent);       /* 0, -ENOMEM */
 void heat_stop(const char *why);
 void heat_clear(void);

@@ -62,7 +62,7 @@ static int heatctl(const char *buf, uint32_t n)
 	if ((r = ctl_parse(buf, n, HEATCTL_MAXLEN, &m)) < 0)
 		return r;
 	if (ctl_cmd(&m, HEATCTL_PID, 1) && ctl_uint(&m, 1, &v))
-		return v > 0 && v < 0x7FFFFFFF ? heat_trace_pid((int)v) : -ESRCH;
+		return heat_trace_pid(v);
 	if (ctl_cmd(&m, HEATCTL_CHILD, 0))
 		return heat_trace_child(curproc()->pid);
 	if (ctl_cmd(&m, HEATCTL_STOP, 0)) {

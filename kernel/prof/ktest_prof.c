@@ -19,16 +19,16 @@ static struct seen seen_a, seen_b;
 static struct prof_engine eng_a, eng_b;
 static void (*a_hook)(void);    /* run inside a's sample: a switch at interrupt time */
 
-static void ARCH_FASTCALL sample_a(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL sample_a(const struct prof_sample *s)
 {
-	seen_a = (struct seen){ seen_a.n + 1, seen_a.weight + prof_weight(flags), pc, flags, p };
+	seen_a = (struct seen){ seen_a.n + 1, seen_a.weight + prof_weight(s->flags), s->pc, s->flags, s->p };
 	if (a_hook)
 		a_hook();
 }
 
-static void ARCH_FASTCALL sample_b(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL sample_b(const struct prof_sample *s)
 {
-	seen_b = (struct seen){ seen_b.n + 1, seen_b.weight + prof_weight(flags), pc, flags, p };
+	seen_b = (struct seen){ seen_b.n + 1, seen_b.weight + prof_weight(s->flags), s->pc, s->flags, s->p };
 }
 
 static struct prof_engine eng_a = { .name = "ktest.a", .sample = sample_a };
@@ -44,7 +44,7 @@ static void tick(uint32_t pc, uint32_t weight)
 	struct trapframe tf;
 
 	memset(&tf, 0, sizeof tf);
-	tf.eip = pc;
+	arch_frame_set_pc(&tf, pc);
 	prof_clock_tick(&tf, (struct proc *)procs, false, weight);
 }
 
@@ -133,13 +133,10 @@ static uint32_t walked[WALKMAX];
 /* volatile: the compiler cannot see that tick_here() reaches the sample */
 static volatile int nwalked;
 
-static void ARCH_FASTCALL sample_walk(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL sample_walk(const struct prof_sample *s)
 {
-	struct trapframe *tf = prof_frame();
-	(void)p, (void)flags;
-
-	walked[0] = pc;
-	nwalked = 1 + arch_stack_walk_kernel(arch_frame_fp(tf), walked + 1, WALKMAX - 1);
+	walked[0] = s->pc;
+	nwalked = 1 + arch_stack_walk_kernel(arch_frame_fp(s->tf), walked + 1, WALKMAX - 1);
 }
 
 static struct prof_engine eng_walk = { .name = "ktest.walk", .sample = sample_walk };

@@ -21,6 +21,7 @@
  * them for us) and kept until the report, also when it exits first. */
 #include "abi/errno.h"
 #include "abi/mcprof.h"
+#include "abi/syscall.h"
 #include "clock.h"
 #include "ctldev.h"
 #include "dev.h"
@@ -61,7 +62,7 @@ static inline struct mc_module *modof(struct proc *p)
 /* Finds or makes the module for process p (NULL: the kernel). A new one
  * takes a reference on p's symbol table. A process past the table's end
  * gets the UNKNOWN module. */
-static struct mc_module *module_for(struct proc *p, const struct elf_image *img)
+static struct mc_module *module_for(struct proc *p)
 {
 	char name[sizeof mc.mods[0].name];
 	bool perpid = mc.options & PROFILE_PERPID;
@@ -86,9 +87,10 @@ static struct mc_module *module_for(struct proc *p, const struct elf_image *img)
 	m->syms = m->ref ? m->ref : &symtab_none;
 	m->nsyms = symtab_count(m->syms);
 	m->tag = mc.nmods | 1u << 16;
-	if (img && elf_find_note(img, "GNU", NT_GNU_BUILD_ID, m->build_id, sizeof m->build_id) ==
-		   (int)sizeof m->build_id)
+	if (p->prof.prog.idlen == sizeof m->build_id) {
+		memcpy(m->build_id, p->prof.prog.build_id, sizeof m->build_id);
 		m->idlen = sizeof m->build_id;
+	}
 	mc.nmods++;
 	return m;
 }
@@ -129,9 +131,10 @@ static inline void hit(struct mc_module *m, uint32_t pc, uint32_t w)
 /* Everything but the buffered user-mode tick of weight 1 of a process
  * that has its module: the idle loop, kernel mode, merged ticks, a
  * process without a module yet, a full buffer, and unbuffered sampling. */
-static __attribute__((noinline)) void sample_slow(uint32_t pc, struct proc *p, uint32_t flags)
+static __attribute__((noinline)) void sample_slow(const struct prof_sample *s)
 {
-	uint32_t w = prof_weight(flags);
+	uint32_t pc = s->pc, flags = s->flags, w = prof_weight(flags);
+	struct proc *p = s->p;
 	struct mc_module *m;
 
 	if (!p) {
@@ -174,22 +177,22 @@ static __attribute__((noinline)) void full(void)
  * spawn hook to each new one), so there is no test for it, and the three
  * argument registers suffice. */
 __attribute__((optimize("omit-frame-pointer")))
-static void ARCH_FASTCALL mc_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL mc_sample(const struct prof_sample *s)
 {
 	struct mc_entry *e;
 	uint32_t tag;
 
-	if (__builtin_expect(flags != 1, 0)) {
-		sample_slow(pc, p, flags);
+	if (__builtin_expect(s->flags != 1, 0)) {
+		sample_slow(s);
 		return;
 	}
-	tag = tagof(p);         /* every process has one while a session is on */
+	tag = tagof(s->p);      /* every process has one while a session is on */
 	e = mc.pos;
 	if (__builtin_expect(e == mc.end, 0)) {
 		full();
 		return;
 	}
-	e->pc = pc;
+	e->pc = s->pc;
 	e->mod = tag;
 	mc.pos = e + 1;
 }
@@ -199,20 +202,20 @@ static void ARCH_FASTCALL mc_sample(uint32_t pc, struct proc *p, uint32_t flags)
  * running, a PC in a routine); the others go the slow way (idle, merged
  * ticks, PCs in no routine of the kernel). */
 __attribute__((optimize("omit-frame-pointer")))
-static void ARCH_FASTCALL mc_sample_unbuffered(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL mc_sample_unbuffered(const struct prof_sample *s)
 {
 	struct mc_module *k = &mc.mods[MC_MOD_KERNEL];
 	int i;
 
-	if (__builtin_expect(flags == 1, 1)) {
-		hit(p->prof.slot[engine.id], pc, 1);
+	if (__builtin_expect(s->flags == 1, 1)) {
+		hit(s->p->prof.slot[engine.id], s->pc, 1);
 		return;
 	}
-	if (flags == (PROF_KERNEL | 1) && p && (i = symtab_find(k->syms, pc)) >= 0) {
+	if (s->flags == (PROF_KERNEL | 1) && s->p && (i = symtab_find(k->syms, s->pc)) >= 0) {
 		count(&k->hits[i], 1);
 		return;
 	}
-	sample_slow(pc, p, flags);
+	sample_slow(s);
 }
 
 /* a process spawned while a session is on gets its module now, with its
@@ -221,19 +224,27 @@ static void mc_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct mc_module *m;
 
+	(void)img;              /* the program record has what we need */
 	if (!mc.on || (mc.options & PROFILE_DATATYPES))
 		return;
-	m = module_for(p, img);
+	m = module_for(p);
 	module_hits(m);
 	settag(p, m);       /* before p first runs: no tick can come first */
 }
 
-/* -s: each system call is a hit on its handler, a kernel-mode "sample"
- * at the handler's first byte (an unknown call's, 0, is UNKNOWN's) */
+/* -s: each system call is a hit on its handler: a kernel-mode sample at
+ * the handler's first byte (an unknown call's, 0, is UNKNOWN's), whose
+ * source is the call, given to the engine's sample function as the
+ * clock's samples are */
 static void mc_syscall(struct proc *p, uint32_t num, bool done)
 {
+	struct prof_sample s = {
+		.pc = syscall_handler(num), .flags = 1 | PROF_KERNEL | PROF_SYSCALL,
+		.p = p, .tf = p ? p->tf : NULL,
+	};
+
 	if (!done && mc.running > 0 && p)
-		sample_slow(syscall_handler(num), p, 1 | PROF_KERNEL);
+		engine.sample(&s);
 }
 
 static struct prof_engine engine = {
@@ -263,20 +274,11 @@ static void set_running(int running)
 	splx(s);
 }
 
-/* the rate the session set goes back to what it was, as DosProfile's */
-static void restore_rate(void)
-{
-	if (mc.hz_before)
-		prof_set_hz(&engine, mc.hz_before);
-	mc.hz_before = 0;
-}
-
 static void end_session(void)
 {
 	set_running(0);
 	mc_kcall_stop();
-	restore_rate();
-	prof_set_hold(&engine, false);
+	prof_release_hz(&engine);       /* the rate before the session, as DosProfile's */
 	mc_free_hits();
 	for (uint32_t i = MC_MOD_FIRST; i < mc.nmods; i++)
 		symtab_put(mc.mods[i].ref);
@@ -291,7 +293,7 @@ static void end_session(void)
 }
 
 /* ProfileStart(usec, options, params) */
-int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
+static int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 {
 	struct profile_params pp = { MC_BUF_KIB_DEFAULT, MC_TOP_DEFAULT };
 	uint32_t hz = 0;
@@ -326,13 +328,8 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	}
 	if (mc.on)
 		return -EALREADY;
-	mc.hz_before = 0;
-	if (hz && clock_hz_mhz() != clock_achieved_mhz(hz)) {
-		uint32_t before = (clock_hz_mhz() + 500) / 1000;
-		if ((r = prof_set_hz(&engine, hz)) < 0)
-			return r;
-		mc.hz_before = before;  /* put back at the end, or if the start fails */
-	}
+	if ((r = prof_claim_hz(&engine, hz)) < 0)
+		return r;               /* released at the end, or if the start fails */
 	memset(mc.mods, 0, MC_MOD_FIRST * sizeof mc.mods[0]);
 	strlcpy(mc.mods[MC_MOD_KERNEL].name, "kernel", sizeof mc.mods[0].name);
 	mc.mods[MC_MOD_KERNEL].syms = symtab_kernel();
@@ -350,7 +347,7 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	if (options & PROFILE_BUFFER && !(options & PROFILE_KCALL)) {
 		mc.bufpages = ROUNDUP(pp.buf_kib * 1024, PGSIZE) / PGSIZE;
 		if (!(mc.buf = kalloc_contig(mc.bufpages))) {
-			restore_rate();
+			prof_release_hz(&engine);
 			return -ENOMEM;
 		}
 		mc.pos = mc.buf;
@@ -364,7 +361,7 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 			kfree_contig(mc.buf, mc.bufpages);
 		mc.buf = NULL;
 		mc_free_hits();
-		restore_rate();
+		prof_release_hz(&engine);
 		return r;
 	}
 	symtab_hold();
@@ -372,21 +369,20 @@ int sys_profile_start(uint32_t usec, uint32_t options, uint32_t uparams)
 	engine.sample = options & PROFILE_BUFFER ? mc_sample : mc_sample_unbuffered;
 	/* the processes there are now: their modules (without symbols, which
 	 * are loaded only at a spawn while a session is on) */
-	for (int i = 0; i < NPROC; i++)
-		if (procs[i].state != P_UNUSED && procs[i].state != P_EMBRYO) {
-			struct mc_module *m = module_for(&procs[i], NULL);
-			module_hits(m);
-			settag(&procs[i], m);
-		}
-	mc.hz = (clock_hz_mhz() + 500) / 1000;
-	prof_set_hold(&engine, true);
+	for_each_proc(p) {
+		struct mc_module *m = module_for(p);
+		module_hits(m);
+		settag(p, m);
+	}
+	mc.hz = (clock_hz_mhz() + 500) / 1000;     /* held since the claim */
 	set_running(options & PROFILE_STARTPAUSED ? 0 : 1);
 	return 0;
 }
+SYSCALL_ENTRY(SYS_ProfileStart, sys_profile_start, (a[0], a[1], a[2]));
 
 /* ProfileStop(path, n): stops, prints the report and writes it to
  * /tmp/prof/mc.N, whose name goes to path (when not 0). */
-int sys_profile_stop(uint32_t upath, uint32_t n)
+static int sys_profile_stop(uint32_t upath, uint32_t n)
 {
 	struct textbuf t;
 	char path[32];
@@ -429,6 +425,7 @@ int sys_profile_stop(uint32_t upath, uint32_t n)
 		return -EFAULT;
 	return 0;
 }
+SYSCALL_ENTRY(SYS_ProfileStop, sys_profile_stop, (a[0], a[1]));
 
 /* /dev/mcprof: the unbuffered tables as they are now, for prof top. The
  * counters are read without stopping them: each once, into the copy the

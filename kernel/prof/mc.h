@@ -46,7 +46,6 @@ struct mc_session {
 	int running;            /* continues minus pauses: samples while > 0 */
 	uint32_t top;           /* routines in the report, 0: all */
 	uint32_t hz;            /* the rate, for the report */
-	uint32_t hz_before;     /* the rate the session changed, to put back; 0: none */
 	/* the buffer: entries [buf, pos); pos == end: full */
 	struct mc_entry *buf, *pos, *end;
 	uint32_t bufpages;

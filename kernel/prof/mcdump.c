@@ -93,40 +93,28 @@ static const char *modpath(uint32_t i, char *buf, size_t n)
 	return buf;
 }
 
-static uint32_t modlen(const char *path, uint32_t idlen)
-{
-	return ROUNDUP(sizeof(struct dump_module) + idlen + strlen(path), DUMP_ALIGN);
-}
-
 static void module(struct out *o, const char *path, const uint8_t *id, uint32_t idlen)
 {
-	static const uint8_t zero[DUMP_ALIGN];
-	uint32_t plen = strlen(path), len = sizeof(struct dump_module) + idlen + plen;
-	struct dump_module m = { .load = 0, .build_id_len = idlen, .path_len = plen };
+	static uint8_t m[DUMP_MODULE_SIZE_MAX];     /* not on the kernel stack */
 
-	put(o, &m, sizeof m);
-	put(o, id, idlen);
-	put(o, path, plen);
-	put(o, zero, (DUMP_ALIGN - len % DUMP_ALIGN) % DUMP_ALIGN);
+	put(o, m, dump_module_encode(m, id, idlen, path, strlen(path)));
 }
 
 int mc_write_dump(const char *path)
 {
 	static struct out o;
-	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_MONTE,
-				 .rate_mhz = clock_hz_mhz(), .size = sizeof h };
+	struct dump_header h;
 	struct mc_dump d = { .options = mc.options, .idle = mc.idle, .dropped = mc.dropped,
 			     .ticks = mc.ticks };
 	const uint8_t *kid = NULL;
 	uint32_t kidlen = kernel_build_id_bytes(&kid);
+	uint32_t table = dump_module_size(kidlen, strlen(DUMP_PATH_KERNEL));
 	char bin[32];
 	int r;
 
-	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
-	h.nmodules = mc.nmods - 1;
-	h.size += modlen(DUMP_PATH_KERNEL, kidlen);
 	for (uint32_t i = MC_MOD_FIRST; i < mc.nmods; i++)
-		h.size += modlen(modpath(i, bin, sizeof bin), mc.mods[i].idlen);
+		table += dump_module_size(mc.mods[i].idlen, strlen(modpath(i, bin, sizeof bin)));
+	h = dump_header_make(DUMP_ENGINE_MONTE, clock_hz_mhz(), mc.nmods - 1, table);
 	memset(&o, 0, sizeof o);
 	d.nrecs = records(&o);          /* o.f is NULL: counts only */
 	if ((r = vfs_open(path, O_WRONLY | O_CREAT | O_TRUNC, &o.f)) < 0)

@@ -26,9 +26,9 @@
  * matters and none leaves another switch changed. */
 #include "clock.h"
 #include "prof/prof.h"
-#include "abi/clock.h"
 #include "abi/errno.h"
 #include "cmdline.h"
+#include "elf.h"
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
@@ -66,7 +66,7 @@ _Static_assert(PROF_KC_OFF == 0 && PROF_KC_ON == 1, "spl.asm passes these number
 bool prof_testing;
 BOOTPARAM_FLAG("prof.test", prof_testing);
 
-static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags);
+static void ARCH_FASTCALL fanout(const struct prof_sample *s);
 static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf);
 static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf);
 static void syscall_fanout(struct proc *p, uint32_t num, bool done);
@@ -112,14 +112,14 @@ static void fanout_done(void)
 }
 
 __attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
-static void ARCH_FASTCALL fanout(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL fanout(const struct prof_sample *s)
 {
 	struct prof_engine **e = live, **end = live + nlive;
 
 	in_tick_fanout = true;
 	for (; e < end; e++)
 		if (__builtin_expect(!rebuild_pending, 1) || (*e)->sampling)
-			(*e)->sample(pc, p, flags);
+			(*e)->sample(s);
 	in_tick_fanout = false;
 	if (rebuild_pending && !in_fanout) {
 		rebuild_pending = false;
@@ -232,7 +232,7 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 {
 	uint32_t s;
 
-	if (hz < PIT_MIN_HZ || hz > PIT_MAX_HZ)
+	if (hz < CLOCK_MIN_HZ || hz > CLOCK_MAX_HZ)
 		return -EINVAL;
 	if (clock_check_hz(hz) < 0)
 		return -ERANGE;
@@ -247,11 +247,47 @@ int prof_set_hz(struct prof_engine *e, uint32_t hz)
 	return 0;
 }
 
+int prof_claim_hz(struct prof_engine *e, uint32_t hz)
+{
+	uint32_t before = (clock_hz_mhz() + 500) / 1000;
+	int r;
+
+	e->hz_before = 0;
+	if (hz && clock_hz_mhz() != clock_achieved_mhz(hz)) {
+		if ((r = prof_set_hz(e, hz)) < 0)
+			return r;
+		e->hz_before = before;
+	}
+	prof_set_hold(e, true);
+	return 0;
+}
+
+void prof_release_hz(struct prof_engine *e)
+{
+	if (e->hz_before)
+		prof_set_hz(e, e->hz_before);
+	e->hz_before = 0;
+	prof_set_hold(e, false);
+}
+
 /* The symbol service's hooks come first at spawn and last at exit, so
  * every engine's hook sees the program's symbols. */
+static void program_record(struct prof_program *g, struct proc *p, const struct elf_image *img)
+{
+	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, g->build_id, sizeof g->build_id);
+
+	strlcpy(g->name, p->name, sizeof g->name);
+	strlcpy(g->path, img->path ? img->path : p->name, sizeof g->path);
+	g->idlen = n > 0 && n <= (int)sizeof g->build_id ? (uint32_t)n : 0;
+	buildid_hex(g->build_id_hex, sizeof g->build_id_hex, g->build_id, g->idlen);
+	if (!g->idlen)
+		g->build_id_hex[0] = 0;
+}
+
 void prof_spawn(struct proc *p, const struct elf_image *img)
 {
 	memset(&p->prof, 0, sizeof p->prof);
+	program_record(&p->prof.prog, p, img);
 	symtab_spawn(p, img);
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->spawn)

@@ -7,36 +7,46 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch.h"
+#include "buildid.h"
 #include "clock.h"
 
 struct proc;
 struct elf_image;
 
-/* One clock tick, as every engine sees it. The clock builds it once and
- * every engine gets the same three values, in registers:
+/* One sample, as every engine sees it: what was interrupted, where, and
+ * how much it weighs. The source builds it once (the clock at every tick;
+ * an engine's own source, such as the Monte Carlo engine's system-call
+ * hit, the same way) and every engine gets a pointer to the same struct,
+ * in one register:
  *   pc     the interrupted PC; a tick held back by splhi() is charged to
  *          splpc, where interrupts went off
- *   p      the running process; NULL in the idle loop
- *   flags  the mode (PROF_KERNEL: the tick interrupted kernel mode) and
+ *   flags  the mode (PROF_KERNEL: the sample interrupted kernel mode), the
+ *          source (PROF_SYSCALL: a system call's entry, not a tick) and
  *          the weight: 1, plus the ticks merged into this one while
  *          interrupts were off. A user-mode tick's flags are its weight
  *          alone, which keeps the common case cheapest.
- * The whole interrupted frame is prof_frame(): an engine that walks the
- * stack starts from it, never from its own frame pointer (the fan-out
- * and the clock put a varying number of frames in between). */
+ *   p      the running process; NULL in the idle loop
+ *   tf     the whole interrupted frame (arch_frame_pc, arch_frame_fp): an
+ *          engine that walks the stack starts from it, never from its own
+ *          frame pointer (the fan-out and the clock put a varying number
+ *          of frames in between). For a kernel-mode sample of a process,
+ *          its user registers are p->tf, the frame of the trap that
+ *          entered the kernel.
+ * The sample lives on the source's stack: it is valid only during the
+ * call, and an engine keeps what it needs of it, never the pointer. */
+struct prof_sample {
+	uint32_t pc;
+	uint32_t flags;
+	struct proc *p;
+	struct trapframe *tf;
+};
 #define PROF_KERNEL 0x80000000u
+#define PROF_SYSCALL 0x40000000u
+#define PROF_WEIGHT_MASK 0x3FFFFFFFu
 static inline bool prof_user(uint32_t flags) { return !(flags & PROF_KERNEL); }
-static inline uint32_t prof_weight(uint32_t flags) { return flags & ~PROF_KERNEL; }
+static inline uint32_t prof_weight(uint32_t flags) { return flags & PROF_WEIGHT_MASK; }
 
-/* The frame of the clock interrupt being sampled: the registers of the
- * interrupted code, kernel or user (arch_frame_pc, arch_frame_fp). The
- * clock's entry stub stores it before it calls the clock, in place of an
- * argument it no longer pushes, so no engine pays for it. Valid only
- * inside a sample function. For a kernel-mode tick, the process's user
- * registers are p->tf, the frame of the trap that entered the kernel. */
-static inline struct trapframe *prof_frame(void) { return clock_frame; }
-
-typedef void (*prof_sample_fn)(uint32_t pc, struct proc *p, uint32_t flags) ARCH_FASTCALL;
+typedef void (*prof_sample_fn)(const struct prof_sample *s) ARCH_FASTCALL;
 /* the return-to-user and single-step hooks: arguments in registers too,
  * since a traced process takes both on every instruction */
 typedef void (*prof_userret_fn)(struct proc *p, struct trapframe *tf) ARCH_FASTCALL;
@@ -81,14 +91,30 @@ struct prof_engine {
 	bool sampling;          /* the clock calls sample */
 	bool hooked;            /* userret and debug run */
 	bool holding;           /* holds the clock rate */
+	uint32_t hz_before;     /* the rate prof_claim_hz changed, to put back; 0: none */
+};
+
+/* The program a process runs, read once from its ELF at spawn by the
+ * framework, before any engine's spawn hook: every engine names a
+ * program by it (a dump's module, a report's line). The symbols are the
+ * symbol service's (p->syms, loaded while a profiler holds the service:
+ * symtab.h). Later, the unwind tables go here too. */
+#define PROF_PATHMAX 64
+struct prof_program {
+	char name[16];                  /* the file's name: p->name */
+	char path[PROF_PATHMAX];        /* as spawned: "/bin/NAME" */
+	uint8_t build_id[BUILDID_MAX];  /* the GNU build-id note's bytes */
+	uint32_t idlen;                 /* BUILDID_MAX, or 0: the ELF has none */
+	char build_id_hex[2 * BUILDID_MAX + 1];  /* "" for none */
 };
 
 /* Each process's profiling state. An engine keeps its own per-process data
  * in slot[e->id]; prof.c clears the slots at spawn, the engine frees what
- * its slot holds in its exit hook. */
+ * its slot holds in its exit hook. prog is the program record. */
 #define PROF_MAXENGINES 16
 struct prof_proc {
 	void *slot[PROF_MAXENGINES];
+	struct prof_program prog;
 };
 
 /* Registration, at boot: after it the engine's lifecycle hooks (spawn,
@@ -112,6 +138,13 @@ void prof_set_hold(struct prof_engine *e, bool on);
  * clock's ceiling). */
 int prof_set_hz(struct prof_engine *e, uint32_t hz);
 
+/* A session's rate: hz (0: the rate now) is set if the clock is not
+ * already at it, and held; prof_release_hz puts back the rate there was
+ * before, if the claim changed it, and lets go of the hold. 0, or
+ * prof_set_hz's error, and then nothing has changed. */
+int prof_claim_hz(struct prof_engine *e, uint32_t hz);
+void prof_release_hz(struct prof_engine *e);
+
 /* The boot option prof.test: the test engines and devices are present. */
 extern bool prof_testing;
 
@@ -123,23 +156,26 @@ extern bool prof_testing;
 extern volatile prof_sample_fn prof_tick;
 prof_sample_fn prof_sampler(void);      /* prof_tick, for tests */
 
-/* The clock's per-tick call: builds the sample once and hands it on.
- * Profiling off costs a load, a test and a branch. */
+/* The clock's per-tick call: builds the sample once, on the clock's stack,
+ * and hands it on. Profiling off costs a load, a test and a branch. */
 static inline void prof_clock_tick(struct trapframe *tf, struct proc *p, bool user, uint32_t weight)
 {
 	prof_sample_fn fn = prof_tick;
-	uint32_t pc;
+	struct prof_sample s;
 
 	if (!fn)
 		return;
-	pc = arch_frame_pc(tf);
+	s.pc = arch_frame_pc(tf);
+	s.p = p;
+	s.tf = tf;
 	if (user) {
-		fn(pc, p, weight);
-		return;
+		s.flags = weight;
+	} else {
+		if (s.pc == (uint32_t)splx_landing)
+			s.pc = splpc;
+		s.flags = weight | PROF_KERNEL;
 	}
-	if (pc == (uint32_t)splx_landing)
-		pc = splpc;
-	fn(pc, p, weight | PROF_KERNEL);
+	fn(&s);
 }
 
 void prof_spawn(struct proc *p, const struct elf_image *img);

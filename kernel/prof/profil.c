@@ -14,6 +14,7 @@
  * into the file's header and reported at exit. */
 #include "abi/errno.h"
 #include "abi/gmon.h"
+#include "abi/syscall.h"
 #include "clock.h"
 #include "elf.h"
 #include "file.h"
@@ -106,17 +107,17 @@ static __attribute__((noinline)) void ARCH_FASTCALL slow_tick(uint32_t pc, struc
  * page the program gave back to the kernel since profil() faults, and the
  * fault counts the sample as lost instead (arch_user_inc16). */
 __attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
-static void ARCH_FASTCALL profil_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL profil_sample(const struct prof_sample *sm)
 {
 	struct pstate *s;
 	uint32_t d;
 
-	if (__builtin_expect(flags != 1, 0)) {
-		slow_tick(pc, p, flags);        /* kernel mode, or merged ticks */
+	if (__builtin_expect(sm->flags != 1, 0)) {
+		slow_tick(sm->pc, sm->p, sm->flags);    /* kernel mode, or merged ticks */
 		return;
 	}
-	s = p->prof.slot[profil.id];
-	if ((d = pc - s->offset) >= s->span)
+	s = sm->p->prof.slot[profil.id];
+	if ((d = sm->pc - s->offset) >= s->span)
 		return;
 	arch_user_inc16(s->bins + bin_index(d, s->mul), &s->lost);
 }
@@ -153,7 +154,7 @@ static void header(const struct pstate *s, struct gmonhdr *h)
 }
 
 /* profil(buf, buflen, samplesize, offset, scale, dirfd) */
-int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offset,
+static int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offset,
 	       uint32_t scale, int dirfd)
 {
 	struct proc *p = curproc();
@@ -213,6 +214,7 @@ int sys_profil(uint32_t buf, uint32_t buflen, uint32_t samplesize, uint32_t offs
 	splx(x);
 	return 0;
 }
+SYSCALL_ENTRY(SYS_profil, sys_profil, (a[0], a[1], a[2], a[3], a[4], (int)a[5]));
 
 /* Writes the header, the bins and the arcs in use; 0 or -errno. The
  * buffer is read through copyin: whatever the program did to it, a bad
@@ -307,7 +309,7 @@ static uint32_t bin_formula(uint32_t d, uint32_t scale)
  * PCs across the whole range, odd and even, and every scale; and that
  * span_of() gives every PC below the span a bin (the last PC the last
  * bin) and none at the span: the tick writes wherever bin_index() points. */
-void ktest_profil_bins(void)
+static void ktest_profil_bins(void)
 {
 	static const uint32_t nbins[] = { 1, 2, 3, 1000, 32767, 65535, 1u << 20, 1u << 30 };
 	static const uint32_t scales[] = { 1, 2, 3, 100, 16384, 32768, 65535, GMON_SCALE_ONE };
@@ -337,6 +339,7 @@ void ktest_profil_bins(void)
 			CHECK(bin_index(span, m) >= nbins[i]);
 		}
 }
+KTEST(ktest_profil_bins, "profil_bins");
 
 static struct prof_engine profil = {
 	.name = "profil", .sample = profil_sample,

@@ -1,12 +1,14 @@
 /* The stack engine: on every tick, the whole call stack of the interrupted
- * code, by frame pointers from the sample's frame (prof_frame): the
+ * code, by frame pointers from the sample's frame (s->tf): the
  * kernel's frames, and when the kernel was working for a process (a system
  * call, a fault), that process's user frames after them, from the frame of
  * the trap that entered the kernel, so that a stack crosses the boundary
  * as perf shows it; in user mode the user frames; in the idle loop one
- * "idle" frame. The walks never fault (arch's, over the page tables) and
- * stop at `depth` frames; a walk that ends on a bad chain marks the stack
- * truncated, and the sample is kept.
+ * "idle" frame. The kernel walk reads only kernel stack; the user walk
+ * (arch_user_chain) loads each word through the fault fixup table, so a
+ * load that faults on an unmapped page ends the walk instead of the
+ * kernel. Walks stop at `depth` frames; a walk that ends on a bad chain
+ * marks the stack truncated, and the sample is kept.
  *
  * Identical stacks (pid, mode, frames) are one entry of a table allocated
  * at start, with a count, as bpftrace's profile probe keeps its stack
@@ -129,18 +131,19 @@ static uint32_t kernel_word(uint32_t sp)
 	return sp % 4 == 0 && sp > PGSIZE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
 }
 
-static uint32_t prog_of(struct proc *p, const struct elf_image *img)
+/* p's program's module of the dump (1 up; 0: the table is full), from
+ * its program record */
+static uint32_t prog_of(struct proc *p)
 {
+	const struct prof_program *pr = &p->prof.prog;
 	uint32_t i = p - procs;
-
 	struct prog g = { 0 };
-	int n;
 
 	if (st.progof[i])
 		return st.progof[i];
-	n = img ? elf_find_note(img, "GNU", NT_GNU_BUILD_ID, g.id, sizeof g.id) : -1;
-	strlcpy(g.name, p->name, sizeof g.name);
-	g.idlen = n == (int)sizeof g.id ? n : 0;
+	strlcpy(g.name, pr->name, sizeof g.name);
+	g.idlen = pr->idlen;
+	memcpy(g.id, pr->build_id, g.idlen);
 	/* one module per program: a second run of it is the same module */
 	for (uint32_t k = 0; k < st.nprogs; k++)
 		if (!strcmp(st.progs[k].name, g.name) && st.progs[k].idlen == g.idlen &&
@@ -215,16 +218,17 @@ static void ARCH_FASTCALL user_sample(struct proc *p, const struct trapframe *tf
 /* a tick in the kernel, working for p: the kernel's frames from the
  * interrupted frame, then p's from the frame of the trap that entered it */
 __attribute__((noinline))
-static void ARCH_FASTCALL kernel_sample(uint32_t pc, struct proc *p, uint32_t w)
+static void ARCH_FASTCALL kernel_sample(const struct prof_sample *s, uint32_t w)
 {
-	const struct trapframe *tf = prof_frame();
+	const struct trapframe *tf = s->tf;
+	struct proc *p = s->p;
 	uint32_t buf[W_FRAMES + STK_DEPTH_MAX + 1], *f = buf + W_FRAMES, fl = 0, nk = 0, nu = 0;
 	uint32_t h = 0;
 	bool whole;
 
 	buf[W_RET] = buf[W_RET + 1] = 0;
 	if (st.mode != USER_ONLY) {
-		f[0] = pc;
+		f[0] = s->pc;
 		nk = 1 + arch_stack_walk_kernel_end(arch_frame_fp(tf), f + 1, st.depth - 1, &whole);
 		if (!whole)
 			fl |= STK_KTRUNC;
@@ -238,17 +242,18 @@ static void ARCH_FASTCALL kernel_sample(uint32_t pc, struct proc *p, uint32_t w)
 	finish(buf, p, fl, nk, nu, h, w);
 }
 
-static void ARCH_FASTCALL st_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL st_sample(const struct prof_sample *s)
 {
-	uint32_t w = prof_weight(flags);
+	struct proc *p = s->p;
+	uint32_t flags = s->flags, w = prof_weight(flags);
 
 	if (st.pid && (!p || !st.followed[p - procs]))
 		return;                 /* following one process: its ticks only */
 	st.samples += w;
 	if (p && prof_user(flags)) {
-		user_sample(p, prof_frame(), w);
+		user_sample(p, s->tf, w);
 	} else if (p) {
-		kernel_sample(pc, p, w);
+		kernel_sample(s, w);
 	} else {                        /* the idle loop: one frame */
 		uint32_t buf[W_FRAMES] = { 0, 0, 0, meta(STK_IDLE, 0, 0, 0) };
 
@@ -261,10 +266,11 @@ static void st_spawn(struct proc *p, const struct elf_image *img)
 	struct proc *parent = curproc();
 	uint32_t i = p - procs;
 
+	(void)img;              /* the program record has what we need */
 	st.progof[i] = 0;
 	st.followed[i] = !st.pid || (parent && st.followed[parent - procs]);
 	if (st.on)
-		prog_of(p, img);
+		prog_of(p);
 }
 
 static void st_exit(struct proc *p)
@@ -308,12 +314,11 @@ static int st_start(void)
 		st_clear();
 	}
 	/* the processes there are now: their programs, without build-ids */
-	for (int i = 0; i < NPROC; i++)
-		if (procs[i].state != P_UNUSED && procs[i].state != P_EMBRYO) {
-			prog_of(&procs[i], NULL);
-			if (!st.pid)
-				st.followed[i] = true;
-		}
+	for_each_proc(p) {
+		prog_of(p);
+		if (!st.pid)
+			st.followed[p - procs] = true;
+	}
 	st.on = true;
 	prof_set_hold(&engine, true);
 	prof_set_sampling(&engine, true);
@@ -363,7 +368,7 @@ static int st_ctl(const char *buf, uint32_t n)
 		return 0;
 	}
 	if (ctl_cmd(&m, "pid", 1) && ctl_uint(&m, 1, &v)) {
-		struct proc *p = v && v < 0x7FFFFFFF ? proc_lookup((int)v) : NULL;
+		struct proc *p = proc_lookup(v);
 		if (v && !p)
 			return -ESRCH;
 		st.pid = (int)v;
@@ -390,13 +395,9 @@ static int put(struct file *f, uint32_t *off, const void *p, uint32_t n)
 
 static int module(struct file *f, uint32_t *off, const char *path, const uint8_t *id, uint32_t idlen)
 {
-	static const uint8_t zero[DUMP_ALIGN];
-	uint32_t plen = strlen(path), len = sizeof(struct dump_module) + idlen + plen;
-	struct dump_module m = { .load = 0, .build_id_len = idlen, .path_len = plen };
+	static uint8_t m[DUMP_MODULE_SIZE_MAX];     /* not on the kernel stack */
 
-	if (put(f, off, &m, sizeof m) < 0 || put(f, off, id, idlen) < 0 || put(f, off, path, plen) < 0)
-		return -ENOMEM;
-	return put(f, off, zero, (DUMP_ALIGN - len % DUMP_ALIGN) % DUMP_ALIGN);
+	return put(f, off, m, dump_module_encode(m, id, idlen, path, strlen(path)));
 }
 
 /* The snapshot. Sampling goes on meanwhile: each entry is copied with
@@ -404,8 +405,7 @@ static int module(struct file *f, uint32_t *off, const char *path, const uint8_t
  * last, from what was copied. */
 static int st_open(struct file *f)
 {
-	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_STACKS,
-				 .rate_mhz = clock_hz_mhz(), .nmodules = 1 + st.nprogs };
+	struct dump_header h;
 	struct stk_dump d = { .depth = st.depth, .samples = st.samples, .dropped = st.dropped,
 			      .truncated = st.truncated };
 	const uint8_t *kid = NULL;
@@ -416,12 +416,10 @@ static int st_open(struct file *f)
 
 	if ((r = snap_open(f, NULL, 0)) < 0)
 		return r;
-	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
-	h.size = sizeof h + ROUNDUP(sizeof(struct dump_module) + kidlen + strlen(DUMP_PATH_KERNEL),
-				    DUMP_ALIGN);
+	x = dump_module_size(kidlen, strlen(DUMP_PATH_KERNEL));
 	for (uint32_t i = 0; i < st.nprogs; i++)
-		h.size += ROUNDUP(sizeof(struct dump_module) + st.progs[i].idlen + 5 +
-				  strlen(st.progs[i].name), DUMP_ALIGN);
+		x += dump_module_size(st.progs[i].idlen, strlen("/bin/") + strlen(st.progs[i].name));
+	h = dump_header_make(DUMP_ENGINE_STACKS, clock_hz_mhz(), 1 + st.nprogs, x);
 	r = put(f, &off, &h, sizeof h);
 	r |= module(f, &off, DUMP_PATH_KERNEL, kid, kidlen);
 	for (uint32_t i = 0; i < st.nprogs; i++) {

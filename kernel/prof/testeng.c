@@ -36,23 +36,21 @@ static uint32_t loglen, logdropped;
 static struct prof_engine hooks, noop;
 
 /* samples and does nothing */
-static void ARCH_FASTCALL nothing(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL nothing(const struct prof_sample *s)
 {
-	(void)pc, (void)p, (void)flags;
+	(void)s;
 }
 
 static void hooks_spawn(struct proc *p, const struct elf_image *img)
 {
 	struct rec *r = &recs[p - procs];
-	uint8_t id[BUILDID_MAX];
-	int n = elf_find_note(img, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
 	struct secthdr symtab;
 	struct elfsym sym;
 	char name[8];
 
 	memset(r, 0, sizeof *r);
 	r->nspawn = 1;
-	buildid_hex(r->buildid, sizeof r->buildid, id, n > 0 ? MIN(n, BUILDID_MAX) : 0);
+	strlcpy(r->buildid, p->prof.prog.idlen ? p->prof.prog.build_id_hex : "none", sizeof r->buildid);
 	if (elf_find_section(img, SHT_SYMTAB, &symtab) >= 0)
 		for (uint32_t i = 0; elf_symbol(img, &symtab, i, &sym, name, sizeof name) == 0; i++)
 			if (strcmp(name, "main") == 0)

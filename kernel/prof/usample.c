@@ -23,9 +23,10 @@ static struct proc *target;
 static int parent;              /* sample this pid's next child */
 static struct prof_engine engine;
 
-static void ARCH_FASTCALL us_sample(uint32_t pc, struct proc *p, uint32_t flags)
+static void ARCH_FASTCALL us_sample(const struct prof_sample *s)
 {
-	uint32_t h = (pc * 2654435761u) >> 20;
+	uint32_t pc = s->pc, flags = s->flags, h = (pc * 2654435761u) >> 20;
+	struct proc *p = s->p;
 
 	if (p != target || !prof_user(flags))
 		return;
@@ -96,7 +97,7 @@ static int ctl(const char *buf, uint32_t n)
 	}
 	if (ctl_cmd(&m, "pid", 1) && ctl_uint(&m, 1, &v)) {
 		clear();
-		if (v > 0x7FFFFFFFu || !(target = proc_lookup((int)v)))
+		if (!(target = proc_lookup(v)))
 			return -ESRCH;
 		run(true);
 		return 0;

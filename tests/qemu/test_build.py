@@ -3,6 +3,7 @@
 # their build-ids are the same and a dump from one is read with the
 # other's ELFs.
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -43,5 +44,45 @@ def build_reproducible(h):
             assert a == b, "%s differs between the two checkouts" % t
             for d in dirs:
                 assert d.encode() not in a, "%s holds the checkout's path %s" % (t, d)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def engine_files(name):
+    """An engine's own files in kernel/prof/: those the comment of its line in
+    engines.h names."""
+    for line in open(os.path.join(ROOT, "kernel/prof/engines.h")):
+        m = re.match(r"\s*X\(%s\)\s*/\* ([\w.]+(?:, [\w.]+)*):" % name, line)
+        if m:
+            return m.group(1).split(", ")
+    raise AssertionError("no line for engine %s in kernel/prof/engines.h" % name)
+
+
+@test("engine_is_one_file", timeout=600, qemu=False)
+def engine_is_one_file(h):
+    """An engine is its file and its line in kernel/prof/engines.h, also one
+    with a system call and a boot-time test: a checkout without the example
+    engine and without profil(2) (its files, its line) builds a kernel in
+    which neither is left, and the rest of the kernel names neither."""
+    top = tempfile.mkdtemp(prefix="kprof-engine-")
+    try:
+        checkout(top)
+        gone = []
+        for name in ("example", "profil"):
+            for f in engine_files(name):
+                os.remove(os.path.join(top, "kernel/prof", f))
+                gone.append(f)
+            path = os.path.join(top, "kernel/prof/engines.h")
+            text = open(path).read()
+            text = re.sub(r"^\s*X\(%s\).*\n" % name, "", text, flags=re.M)
+            open(path, "w").write(text)
+        assert gone == ["example.c", "profil.c"], gone
+        r = subprocess.run(["make", "-j2", "build/kernel.elf"], cwd=top, capture_output=True,
+                           text=True, timeout=500)
+        assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-2000:]
+        syms = subprocess.run(["nm", os.path.join(top, "build/kernel.elf")], capture_output=True,
+                              text=True, check=True).stdout
+        for s in ("example_init", "profil_init", "sys_profil", "ktest_profil_bins"):
+            assert not re.search(r" %s$" % s, syms, re.M), "%s is still in the kernel" % s
     finally:
         shutil.rmtree(top, ignore_errors=True)

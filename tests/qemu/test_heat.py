@@ -165,6 +165,27 @@ def heat_safety(m):
     m.halt()
 
 
+@test("heat_neighbour_untouched", timeout=120, icount=True)
+def heat_neighbour_untouched(m):
+    """A process traced by heat and an untraced one share the processor:
+    the time slices switch between them inside the clock's tick, and the
+    trap flag that the traced one's return-to-user hook sets must go into
+    the traced one's own frame. (It once went into the frame of whichever
+    process the clock had interrupted last, which then died of a single
+    step: trap 1 (debug) eip ...)."""
+    m.wait_prompt()
+    bg = int(re.search(r"^\[(\d+)\]$", m.run("spin 1500 &"), re.M).group(1))
+    out = m.run("heat spin 1000")
+    m.check(out, [r"^heat: pid \d+ exited with status 0: \d+ instructions"])
+    for _ in range(3):
+        m.run("sleep 600")
+        if re.search(r"^\[%d\] done" % bg, m.transcript(), re.M):
+            break
+    m.check(m.transcript(), [r"^\[%d\] done 0$" % bg, r"^spin %d: user ticks \d+" % bg],
+            forbid=[r"trap 1 \(debug\)"])
+    m.halt()
+
+
 def accuracy(m, k_heat, k_samples, elf=ACCWORK):
     samples = [p for n, p in files(m, k_samples).items()
                if n == "usample" or n.startswith("gmon.") or n.startswith("dosprof.") or n.startswith("mc.")]

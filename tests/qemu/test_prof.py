@@ -83,6 +83,39 @@ def prof_example(m):
     assert got["kwork"][0] > 100 and got["spin"][1] > 100, got
 
 
+@test("prof_restart_counts_held_ticks", timeout=120, icount=True)
+def prof_restart_counts_held_ticks(m):
+    """The first engine to sample restarts the clock's phase; ticks held
+    back by an interrupts-off section right after that start are still
+    counted: merged into the next tick, lost_ticks grows by them and the
+    sample carries their weight, with a restart (prof on, kpr) as without
+    one (prof on -k, which only times). The restart once left the clock
+    without an edge to measure from, and it took a tick 139 periods late
+    for one on time: 2 ticks elapsed, lost_ticks unchanged."""
+    m.wait_prompt()
+
+    def lost():
+        return int(re.search(r"^lost_ticks (\d+)$", m.run("cat /dev/sysstat"), re.M).group(1))
+
+    runs = {}
+    for line in ("prof on; kwork cli 20000000; prof off", "prof on -k; kwork cli 20000000; prof off",
+                 "kpr kwork cli 20000000"):
+        before = lost()
+        out = m.run(line)
+        runs[line] = (lost() - before, out)
+    m.halt()
+    merged = [n for n, _ in runs.values()]
+    assert min(merged) > 100 and max(merged) - min(merged) <= 2, \
+        "ticks merged by the same cli section: %s" % {k: n for k, (n, _) in runs.items()}
+    out = runs["prof on; kwork cli 20000000; prof off"][1]
+    rec = int(re.search(r"^Total samples recorded =\s+(\d+)$", out, re.M).group(1))
+    el = int(re.search(r"^Ticks elapsed\s+=\s+(\d+)$", out, re.M).group(1))
+    assert rec == el > merged[0], "recorded %d of %d ticks elapsed, %d merged" % (rec, el, merged[0])
+    out = runs["kpr kwork cli 20000000"][1]
+    kt = int(re.search(r"^kpr: (\d+) ticks", out, re.M).group(1))
+    assert kt > merged[2], "kpr counted %d ticks, %d were merged:\n%s" % (kt, merged[2], out)
+
+
 @test("prof_rate_owner", timeout=120, cmdline="prof.test", icount=True)
 def prof_rate_owner(m):
     """While another engine is on, devkprof may not change the rate

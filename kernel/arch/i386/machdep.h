@@ -6,7 +6,17 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "abi/clock.h"
 #include "trapframe.h"
+
+/* The clock's limits, for the portable clock (clock.h's CLOCK_*_HZ): the
+ * 8254 PIT's, from include/abi/clock.h (which the tests read too). */
+#define ARCH_CLOCK_MIN_HZ PIT_MIN_HZ
+#define ARCH_CLOCK_MAX_HZ PIT_MAX_HZ
+#define ARCH_CLOCK_MAX_HZ_UNTIMED PIT_MAX_HZ_UNTIMED
+
+/* The ELF machine this kernel runs programs of (EM_386) */
+#define ARCH_ELF_MACHINE 3
 
 /* arguments in registers: for the per-tick calls of the profiler */
 #define ARCH_FASTCALL __attribute__((regparm(3)))
@@ -217,6 +227,7 @@ static inline void arch_timer_tick(void)
 }
 
 static inline uint32_t arch_frame_pc(const struct trapframe *tf) { return tf->eip; }
+static inline void arch_frame_set_pc(struct trapframe *tf, uint32_t pc) { tf->eip = pc; }
 static inline bool arch_frame_user(const struct trapframe *tf) { return tf->cs & 3; }
 static inline uint32_t arch_frame_fp(const struct trapframe *tf) { return tf->ebp; }
 /* the interrupted stack pointer: a trap from the kernel pushes none, and

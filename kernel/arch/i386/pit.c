@@ -37,6 +37,14 @@ uint32_t arch_timer_jitter_k(void)
 	return pit_jitter_k;
 }
 
+void arch_timer_report(uint32_t hz, uint32_t mhz, uint32_t quantum_ms)
+{
+	if (pit_jitter_k)
+		kprintf("pit: jitter +-%u PIT clocks per tick\n", pit_jitter_k);
+	kprintf("pit: %u Hz requested, divisor %u, %u.%03u Hz achieved; quantum %u ms; tsc %u kHz\n",
+		hz, arch_timer_divisor(hz), mhz / 1000, mhz % 1000, quantum_ms, arch_tsc_khz());
+}
+
 uint32_t arch_timer_set_hz(uint32_t hz)
 {
 	uint32_t div = arch_timer_divisor(hz);

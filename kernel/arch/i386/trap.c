@@ -1,6 +1,9 @@
 /* Trap dispatch: every exception, IRQ and system call arrives here from
- * vectors.asm. Kernel faults print a report and stop the machine; user
- * faults end only the faulting process. */
+ * vectors.asm, but two that have entries of their own: the clock's IRQ 0
+ * (vec_clock -> clock_intr) and the debug exception (vec_debug ->
+ * debug_intr below, which passes what the profiler does not take on to
+ * trap()). Kernel faults print a report and stop the machine; user faults
+ * end only the faulting process. */
 #include "arch.h"
 #include "abi/syscall.h"
 #include "clock.h"

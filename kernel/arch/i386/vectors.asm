@@ -4,7 +4,6 @@
 
 extern trap
 extern clock_intr
-extern clock_frame
 extern debug_intr
 global vectors
 global vector_syscall
@@ -79,14 +78,14 @@ vector_syscall:
 
 ; The clock's interrupt (IRQ 0, vector 32), the most frequent trap, goes
 ; straight to clock_intr (kernel/clock.c) instead of through trap()'s
-; dispatch. The frame goes to clock_frame, not on the stack: clock_intr
-; reads it there, and so do the profiler's engines, which find the
-; interrupted registers without any cost to the tick.
+; dispatch. It takes the frame in eax (regparm), as debug_intr does: the
+; frame is the tick's own, on this process's kernel stack, so it is still
+; the right one when the tick returns after a switch to other processes.
 vec_clock:
 	push dword 0
 	push dword 32
 	SAVE
-	mov [clock_frame], esp
+	mov eax, esp
 	call clock_intr
 	jmp trapret
 
