@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 import vm    # noqa: E402
 
-from engines import (DEFAULT, ENGINES, KERNEL, KPROF, TOP, UsageError,  # noqa: E402,F401
+from engines import (DEFAULT, ENGINES, KPROF, TOP, UsageError,  # noqa: E402
                      engine_list, exported, one_program, program_elf, rel, user_elfs,
                      without_export_hints)
 
