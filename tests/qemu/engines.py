@@ -236,6 +236,7 @@ class Dosprof(Engine):
     demo = Demo("dpwork aaaaabbbcc:4000", "", "dp_page_a, _b and _c at 50/30/20 %")
     check = Check("dpwork aaaaabbbcc:2000", "", ["tmp/prof/dosprof.3"],
                   r"^\s+\d+\s+[\d.]+%\s+dp_page_a$")
+    accuracy = Graded("accwork mix 3000", "hz=20000")
 
     def script(self, line):
         self.prog = one_program(self.name, line)[0]
@@ -268,6 +269,7 @@ class MonteCarlo(Engine):
                 "the modules (kernel, mcwork) and routines, alpha:beta:gamma_ 30:60:10")
     check = Check("mcwork run 10 30 5", "", ["tmp/prof/mc.1", "tmp/prof/mc.1.dump"],
                   r"^\s+30\s+[\d.]+\s+[0-9a-f]{8}\s+mcwork\s+:beta$")
+    accuracy = Graded("accwork mix 3000", "hz=20000")
 
     def script(self, line):
         return ["prof on; %s; prof off" % line, "export /tmp/prof/mc.*"]
