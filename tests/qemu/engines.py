@@ -181,21 +181,21 @@ class Profil(Engine):
                                                glob.glob(program_elf("*.pg")))))
         for name in pg:         # each command of such a program runs its .pg build
             line = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(name), r"\g<1>%s.pg" % name, line)
-        return [line, "export /tmp/prof/gmon.*.out"]
+        return [line, "export /" + self.files[0]]
 
     def reports(self, out, kprof_args):
         runs = []
-        for g in exported(out, "tmp/prof/gmon.*.out"):
+        for g in exported(out, self.files[0]):
             prog = os.path.basename(g).split(".")[1] + ".pg"
             runs.append([KPROF, "gmon", "--top", "15"] + kprof_args + [program_elf(prog), g])
         return runs
 
     def samples(self, out):
-        g = exported(out, "tmp/prof/gmon.*.out")
+        g = exported(out, self.files[0])
         return g[0] if g else None
 
     def hint(self, out):
-        g = exported(out, "tmp/prof/gmon.*.out")
+        g = exported(out, self.files[0])
         if g:
             prog = os.path.basename(g[0]).split(".")[1] + ".pg"
             gprof = "i686-linux-gnu-gprof" if shutil.which("i686-linux-gnu-gprof") else "gprof"
@@ -242,15 +242,15 @@ class Dosprof(Engine):
         self.prog = one_program(self.name, line)[0]
         rate = " -z %d" % self.hz if getattr(self, "hz", 0) else ""    # HZ=: its own rate
         return ["dosprof -m hit -t 5%s -p %s %s" % (rate, os.path.basename(self.prog), line),
-                "export /tmp/prof/dosprof.*"]
+                "export /" + self.files[0]]
 
     def samples(self, out):
-        d = exported(out, "tmp/prof/dosprof.*")
+        d = exported(out, self.files[0])
         return d[0] if d else None
 
     def reports(self, out, kprof_args):
         runs = []
-        for d in exported(out, "tmp/prof/dosprof.*"):
+        for d in exported(out, self.files[0]):
             runs.append([KPROF, "dosprof", "--top", "10"] + kprof_args + [program_elf(self.prog), d])
             runs.append([KPROF, "--top", "15"] + kprof_args + [program_elf(self.prog), d])
         return runs
