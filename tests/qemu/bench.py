@@ -9,6 +9,7 @@ and the same in every run. The workload is /bin/tickcost, a fixed user-mode
 loop. The host tool's figures are host wall-clock, noisy: medians of
 several runs with their range (tools/kprof/bench.sh).
 """
+import argparse
 import os
 import re
 import subprocess
@@ -16,11 +17,13 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VM = os.path.join(TOP, "tests", "qemu", "vm.py")
 ROUNDS = 20000          # tickcost rounds: about 0.1 s of guest time
 CALLS = 200000          # tickcost -c calls: the mcount measurement
 RATES = [1000, 10000, 100000]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu  # noqa: E402
+import vm    # noqa: E402
+from engines import DOSPROF, MC, PROFIL  # noqa: E402  (where each names its dump)
 from qemu import header_defines  # noqa: E402
 PIT_MAX = header_defines("clock.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
 
@@ -30,19 +33,18 @@ def progress(msg):
 
 
 def boot(script_lines, cmdline=""):
-    """Runs the lines in a fresh guest; returns the console transcript."""
+    """Runs the lines in a fresh guest under icount (vm.run_script, as make
+    profile does); returns the console transcript. A command that fails
+    does not stop the run: its line's figures are missing, and the caller
+    says so."""
     with tempfile.TemporaryDirectory() as out:
-        script = os.path.join(out, "script")
-        with open(script, "w") as f:
-            f.write("\n".join(script_lines) + "\n")
-        r = subprocess.run([sys.executable, VM, "--script", script, "--out", out,
-                            "--icount", "--timeout", "600", "--keep-going", "--cmdline", cmdline],
-                           capture_output=True, text=True)
-        log = open(os.path.join(out, "console.log"), errors="replace").read() \
-            if os.path.exists(os.path.join(out, "console.log")) else ""
-        if r.returncode != 0:
-            sys.exit("bench: guest run failed: %s\n%s" % (r.stderr.strip(), log[-2000:]))
-        return log
+        try:
+            vm.run_script(script_lines, out, cmdline, icount=True, timeout=600)
+        except qemu.VMError as e:
+            log = open(os.path.join(out, "console.log"), errors="replace").read() \
+                if os.path.exists(os.path.join(out, "console.log")) else ""
+            sys.exit("bench: guest run failed: vm.py: %s\n%s" % (e, log[-2000:]))
+        return open(os.path.join(out, "console.log"), errors="replace").read()
 
 
 def runs(log):
@@ -78,49 +80,46 @@ def accuracy_boot(cmdline):
     the three-function lock-step. profil's gmon
     file is named by pid, so the runs are typed one by one and the name is
     read back with ls."""
-    from qemu import Machine
-    with tempfile.TemporaryDirectory() as d:
-        m = Machine(cmdline, True, 1800, com2=os.path.join(d, "com2.tar")).start()
+    with tempfile.TemporaryDirectory() as tmp:
         try:
-            m.wait_prompt()
-            runs_ = (("mix", "300", "3000000"), ("lock", "200 2", "5000 2"))
-            for what, traced, sampled in runs_:
-                m.run("accwork %s %s /dev/heatctl" % (what, traced), timeout=600)
+            with vm.Guest(tmp, cmdline, icount=True, timeout=600, total=1800) as m:
+                runs_ = (("mix", "300", "3000000"), ("lock", "200 2", "5000 2"))
+                for what, traced, sampled in runs_:
+                    m.run("accwork %s %s /dev/heatctl" % (what, traced), timeout=600)
+                    m.run("export /dev/heat")
+                    m.run("accwork %s %s /dev/usamplectl" % (what, sampled), timeout=600)
+                    m.run("export /dev/usample")
+                for what, traced, sampled in runs_:
+                    m.run("accwork.pg %s %s /dev/heatctl" % (what, traced), timeout=600)
+                    m.run("export /dev/heat")
+                    for g in PROFIL.dumps(m.run("ls /tmp/prof")):
+                        m.run("rm /tmp/prof/" + g)
+                    m.run("accwork.pg %s %s" % (what, sampled), timeout=600)
+                    g = PROFIL.dumps(m.run("ls /tmp/prof"))
+                    if len(g) != 1:
+                        sys.exit("bench: gmon files after accwork.pg %s: %s" % (what, g))
+                    m.run("export /tmp/prof/" + g[0])
+                for what, _, sampled in runs_:
+                    out = m.run("dosprof -c -m hit -b 131072 accwork %s %s dosprof" % (what, sampled),
+                                timeout=600)
+                    d = DOSPROF.dumps(out)
+                    if len(d) != 1:
+                        sys.exit("bench: dosprof accwork %s gave no dump:\n%s" % (what, out))
+                    m.run("export " + d[0])
+                for what, _, sampled in runs_:
+                    out = m.run("prof on -P; accwork %s %s mc; prof off" % (what, sampled), timeout=600)
+                    d = MC.dumps(out)
+                    if len(d) != 1:
+                        sys.exit("bench: prof accwork %s gave no dump:\n%s" % (what, out))
+                    m.run("export " + d[0])
+                # three functions: a round the jitter's spacing does not divide evenly
+                m.run("accwork lock3 200 2 /dev/heatctl", timeout=600)
                 m.run("export /dev/heat")
-                m.run("accwork %s %s /dev/usamplectl" % (what, sampled), timeout=600)
+                m.run("accwork lock3 5000 2 /dev/usamplectl", timeout=600)
                 m.run("export /dev/usample")
-            for what, traced, sampled in runs_:
-                m.run("accwork.pg %s %s /dev/heatctl" % (what, traced), timeout=600)
-                m.run("export /dev/heat")
-                for g in re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M):
-                    m.run("rm /tmp/prof/" + g)
-                m.run("accwork.pg %s %s" % (what, sampled), timeout=600)
-                g = re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M)
-                if len(g) != 1:
-                    sys.exit("bench: gmon files after accwork.pg %s: %s" % (what, g))
-                m.run("export /tmp/prof/" + g[0])
-            for what, _, sampled in runs_:
-                out = m.run("dosprof -c -m hit -b 131072 accwork %s %s dosprof" % (what, sampled),
-                            timeout=600)
-                d = re.findall(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M)
-                if len(d) != 1:
-                    sys.exit("bench: dosprof accwork %s gave no dump:\n%s" % (what, out))
-                m.run("export " + d[0])
-            for what, _, sampled in runs_:
-                out = m.run("prof on -P; accwork %s %s mc; prof off" % (what, sampled), timeout=600)
-                d = re.findall(r"^prof: report in \S+, samples in (\S+\.dump)", out, re.M)
-                if len(d) != 1:
-                    sys.exit("bench: prof accwork %s gave no dump:\n%s" % (what, out))
-                m.run("export " + d[0])
-            # three functions: a round the jitter's spacing does not divide evenly
-            m.run("accwork lock3 200 2 /dev/heatctl", timeout=600)
-            m.run("export /dev/heat")
-            m.run("accwork lock3 5000 2 /dev/usamplectl", timeout=600)
-            m.run("export /dev/usample")
-            m.halt()
-            ar = m.archives()
-        finally:
-            m.close()
+            ar = m.m.archives()
+        except qemu.VMError as e:
+            sys.exit("bench: guest run failed: %s" % e)
     if len(ar) != 14:
         sys.exit("bench: expected 14 exports from the accuracy boot, got %d" % len(ar))
     return ar
@@ -453,7 +452,9 @@ def against(name, value, note, base):
     return "=" if abs(change) < 0.05 else "%+.1f %%%s" % (change, " WORSE" if change > 2 else "")
 
 
-def main():
+def devkprof_rows():
+    """devkprof at each rate, on user-mode and kernel-mode samples, and
+    beside a no-op engine (the fan-out)."""
     # One boot: for each rate, the workload with profiling off, then on.
     lines = []
     for hz in [100] + RATES + [PIT_MAX]:
@@ -508,28 +509,46 @@ def main():
     rows.insert(3, ("fan-out: devkprof beside a no-op engine, marginal instructions per sample",
                     "%.1f" % ((con - coff) / ton),
                     "exact; the no-op engine alone is the baseline: this is the fan-out's cost and devkprof's"))
-    rows += profil_rows()
-    rows += heat_rows()
+    return rows
 
-    rows += dosprof_rows()
-    rows += mc_rows()
-    rows += stacks_rows()
-    rows += together_rows()
-    rows += userret_rows()
 
+def host_rows():
+    """The host tool's wall-clock figures (tools/kprof/bench.sh)."""
+    rows, table = [], []
     bench_sh = os.path.join(TOP, "tools", "kprof", "bench.sh")
-    host_rows = []
     if os.path.exists(bench_sh):
         progress("3/3 host: build/kprof and addr2line on a 1 MiB-text kernel, 5 runs each")
         p = subprocess.run(["bash", bench_sh], capture_output=True, text=True, cwd=TOP)
         if p.returncode != 0:
             sys.exit("bench: tools/kprof/bench.sh failed:\n" + p.stderr)
-        host_rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
+        table = [l for l in p.stdout.splitlines() if l.startswith("|")]
 
-    for l in host_rows:
+    for l in table:
         cells = [c.strip() for c in l.strip().strip("|").split("|")]
         if len(cells) == 3 and not re.match(r"^(metric|-+)$", cells[0]):
             rows.append(tuple(cells))
+    return rows
+
+
+# make bench runs them all, in this order; bench.py NAME... only those
+SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("heat", heat_rows),
+            ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows),
+            ("together", together_rows), ("userret", userret_rows), ("host", host_rows)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description="the benchmarks, one table (build/bench.md)")
+    ap.add_argument("sections", nargs="*", metavar="SECTION",
+                    help="only these (%s); the table is then not written to build/bench.md"
+                    % ", ".join(n for n, _ in SECTIONS))
+    args = ap.parse_args()
+    unknown = [n for n in args.sections if n not in dict(SECTIONS)]
+    if unknown:
+        ap.error("no section %s; there are %s" % (", ".join(unknown), ", ".join(n for n, _ in SECTIONS)))
+    rows = []
+    for name, fn in SECTIONS:
+        if not args.sections or name in args.sections:
+            rows += fn()
     base = load_baseline()
     table = ["| metric | value | goal | vs baseline | note |", "| --- | --- | --- | --- | --- |"]
     table += ["| %s | %s | %s | %s | %s |" % (name, value, goal_status(value, note),
@@ -538,6 +557,11 @@ def main():
     worse = [r for r in table if "WORSE" in r]
     missed = [r for r in table if "| MISSED |" in r]
     print("\n".join(table))
+    if args.sections:
+        progress("sections %s only: build/bench.md is not written; %d goals missed, %d exact "
+                 "figures more than 2 %% worse than %s" % (" ".join(args.sections), len(missed),
+                                                          len(worse), os.path.relpath(BASELINE, TOP)))
+        return
     # the table the docs quote (docs/benchmarks.md), not copied by hand
     out = os.path.join(TOP, "build", "bench.md")
     with open(out, "w") as f:

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # Runs the test suite: every @test in tests/qemu/test_*.py, each QEMU test in
 # a fresh QEMU. python3 tests/qemu/run.py [--list] [--no-make] [-j N] [NAME...]
-# It runs make first, and refuses to test a build older than its sources.
+# It runs make first, and refuses to test a build make would rebuild.
 import argparse
 import concurrent.futures
 import glob
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import signal
@@ -28,59 +29,62 @@ LOGDIR = harness.build_path("test-logs")
 # suite's wall-clock time is not decided by a slow test started last
 TIMES = harness.build_path("test-times.json")
 
-# The sources each tested build output is made from: files with these
-# endings under these folders (the Makefile has the details). The host
-# tool's own tests (test_*) are not part of build/kprof.
-SOURCE_ENDINGS = (".c", ".h", ".S", ".asm", ".ld", ".in")
-BUILT_FROM = {
-    "os.iso": ["boot", "include", "kernel", "user"],
-    "kprof": ["tools/kprof"],
-}
-
-
-def is_source(out, path):
-    name = os.path.basename(path)
-    if not name.endswith(SOURCE_ENDINGS):
-        return False
-    return out != "kprof" or not (name.startswith("test_") or "/tests/" in path)
-
-
-def newer_sources(root=None):
-    """[(output, source)] for every source file newer than the build output
-    made from it (or [(output, None)] when the output is missing)."""
-    root = root or qemu.ROOT
-    stale = []
-    for out, srcs in BUILT_FROM.items():
-        path = os.path.join(root, "build", out)
-        if not os.path.exists(path):
-            stale.append((out, None))
-            continue
-        built = os.path.getmtime(path)
-        for src in srcs:
-            files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(root, src))
-                     for f in fs]
-            stale += [(out, os.path.relpath(f, root)) for f in files
-                      if is_source(out, os.path.relpath(f, root)) and os.path.getmtime(f) > built]
-    return stale
+# What the suite tests, as make names it: build() makes these goals, and
+# check_fresh() asks make whether they are up to date. The Makefile's graph
+# is the only one: no list of sources here.
+GOALS = ["all", "kprof-unit"]
 
 
 def build():
     """Runs make, so that the suite never tests a stale build without a
     word; returns an error message, or None when build/ is up to date."""
-    r = subprocess.run(["make", "-C", qemu.ROOT, "all", "kprof-unit"],
+    r = subprocess.run(["make", "-C", qemu.ROOT] + GOALS,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         return "make failed (status %d):\n%s" % (r.returncode, r.stdout.rstrip())
     return None
 
 
-def check_fresh(root=None):
+def stale_files(root=None, what_if=()):
+    """[(file, why)] for what make would rebuild GOALS from: a prerequisite
+    that is newer than its target and that make would not remake itself
+    (a source), and a file target that is missing. make -n --debug=v walks
+    the Makefile's own graph without running anything. A prerequisite that
+    is remade on every run (the grub.cfg rule's FORCE: make cannot say
+    whether its content would change) is not a cause; what_if are files
+    make is to take as just modified (make -W, for the tests)."""
+    root = root or qemu.ROOT
+    # -p: make's database too, for the phony targets (never files)
+    argv = ["make", "-n", "-p", "--debug=v"] + ["-W" + f for f in what_if] + GOALS
+    r = subprocess.run(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return [("make -n", "failed (status %d): %s" % (r.returncode, r.stderr.strip()))]
+    text = r.stdout
+    phony = {t for m in re.finditer(r"^\.PHONY: (.*)$", text, re.M) for t in m.group(1).split()}
+    remade = set(re.findall(r"^\s*Must remake target '(.*)'\.$", text, re.M))
+    # a prerequisite without a rule, remade on every run (FORCE)
+    forced = set(re.findall(r"^\s*Prerequisite '(.*)' of target '.*' does not exist\.$", text, re.M))
+    newer, missing = {}, []
+    for m in re.finditer(r"^\s*(?:Prerequisite '(.*)' is newer than target '(.*)'|"
+                         r"File '(.*)' does not exist)\.$", text, re.M):
+        src, target, gone = m.groups()
+        if gone and gone not in phony and gone not in forced and gone not in missing:
+            missing.append(gone)
+        elif src and src not in remade:
+            newer.setdefault(src, [])
+            if target not in newer[src]:
+                newer[src].append(target)
+    return [(f, "missing") for f in missing] + \
+        [(src, "is newer than %s%s" % (ts[0], " (and %d more)" % (len(ts) - 1) if len(ts) > 1 else ""))
+         for src, ts in newer.items()]
+
+
+def check_fresh(root=None, what_if=()):
     """None, or a message naming the sources newer than what would be tested."""
-    stale = newer_sources(root)
+    stale = stale_files(root, what_if)
     if not stale:
         return None
-    shown = ["build/%s: missing" % out if src is None else "%s is newer than build/%s" % (src, out)
-             for out, src in stale[:5]]
+    shown = ["%s: missing" % f if why == "missing" else "%s %s" % (f, why) for f, why in stale[:5]]
     more = ["... and %d more" % (len(stale) - 5)] if len(stale) > 5 else []
     return "\n".join(["refusing to test a stale build (run make):"] + shown + more)
 

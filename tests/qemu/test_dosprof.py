@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 
+from engines import DOSPROF
 from harness import build_path, test
 from qemu import VMError
 
@@ -72,7 +73,7 @@ def dosprof_driver(m):
     m.check(count, [r"^dosprof: pid (\d+) target mt mode count timval 4000 slots 3$",
                     r"^global flags 0x0208 shift 0 idle \d+ vm86 0 kernel \d+ shrmem 0 "
                     r"unknown \d+ samples \d+ ticks \d+ errcnt 0 processes 2$",
-                    r"^dump /tmp/prof/dosprof\.\d+$"])
+                    DOSPROF.dump])
     shares = [float(s) for s in re.findall(r"^slot \d 0x[0-9a-f]+ 0x1000 count \d+ ([\d.]+)%$",
                                             count, re.M)]
     assert len(shares) == 3, count
@@ -102,8 +103,7 @@ def dosprof_driver(m):
                       ("-r 0x1000", "-r 0x1000: not ADDR:SIZE"), ("-r 1x:2", "-r 1x:2: not ADDR:SIZE")):
         assert m.run("dosprof %s dpwork a:1" % opts) == \
             "dosprof: %s\nsh: dosprof: exit status 2\n" % why, opts
-    pids = [re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", t, re.M).group(1)
-            for t in (count, hit, detail)]
+    pids = [DOSPROF.dumps(t)[0] for t in (count, hit, detail)]
     m.run("export " + " ".join(pids))
     m.halt()
     got = m.exports(m.scratch + "/out")
@@ -146,7 +146,7 @@ def dosprof_dump_bad(m):
     m.wait_prompt()
     m.check(m.run("dosprof -k -m hit kwork loop 1000000 1"), [r"^dump /tmp/prof/dosprof\.0$"])
     out = m.run("dosprof -z 4000 -m detail -b 64 dpwork aaaaabbbcc:500")
-    path = re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M).group(1)
+    path = DOSPROF.dumps(out)[0]
     m.run("export /tmp/prof/dosprof.0 " + path)
     m.halt()
     m.exports(m.scratch + "/out")

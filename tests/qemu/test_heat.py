@@ -7,6 +7,7 @@ import re
 import subprocess
 import tempfile
 
+from engines import DOSPROF, MC, PROFIL
 from harness import build_path, test
 from qemu import ROOT, VMError
 
@@ -197,7 +198,7 @@ def accuracy(m, k_heat, k_samples, elf=ACCWORK):
 
 def gmon_files(m):
     """the gmon files in /tmp/prof now"""
-    return re.findall(r"\b(gmon\.\S+\.out)$", m.run("ls /tmp/prof"), re.M)
+    return PROFIL.dumps(m.run("ls /tmp/prof"))
 
 
 def profil_pair(m, heat_args, sampled_args):
@@ -219,7 +220,7 @@ def dosprof_run(m, sampled_args):
     the dump (one export)"""
     out = m.run("dosprof -c -m hit -b 131072 accwork %s dosprof" % sampled_args, timeout=240)
     m.check(out, [r"^hits \d+ of 32768 overwritten 0$"], forbid=[r"accwork: ", r"dosprof: \w+: "])
-    path = re.search(r"^dump (/tmp/prof/dosprof\.\d+)$", out, re.M).group(1)
+    path = DOSPROF.dumps(out)[0]
     m.check(m.run("export " + path), [r"^export: 1 file,"])
 
 
@@ -229,7 +230,7 @@ def mc_run(m, sampled_args):
     dump (one export)"""
     out = m.run("prof on -P; accwork %s mc; prof off" % sampled_args, timeout=240)
     m.check(out, [r"^Total samples dropped  =\s+0$"], forbid=[r"accwork: ", r"prof: \w+: "])
-    path = re.search(r"^prof: report in \S+, samples in (/tmp/prof/mc\.\d+\.dump)", out, re.M).group(1)
+    path = MC.dumps(out)[0]
     m.check(m.run("export " + path), [r"^export: 1 file,"])
 
 

@@ -1,38 +1,25 @@
 # make profile's front door: every engine profiles a small command line in
 # a fresh QEMU, exports its dumps and prints its own report naming the
 # known hot function; a failing command fails make profile; a wrong
-# ENGINE lists the engines.
+# ENGINE lists the engines. The per-engine tests (profile_engine_NAME,
+# profile_accuracy_NAME) are made from the engines' table, engines.py: one
+# test an engine, so that run.py -j runs them side by side.
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-from harness import build_path, test
+from engines import ENGINES
+from harness import test
 from qemu import ROOT
 
 PROFILE = os.path.join(ROOT, "tests", "qemu", "profile.py")
 
-# engine, command line, boot words, files it must export, the report's hot function
-CASES = [
-    ("stacks", "stackwork tree 10", "", ["dev/stacks", "flame.svg", "flame.folded", "perf.data"],
-     r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+stackwork!leaf$"),
-    ("devkprof", "kwork loop 1000000 20", "", ["dev/kpdata", "dev/kpinfo"],
-     r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+kwork_loop$"),
-    ("profil", "hotcold 1000000", "hz=10000", ["tmp/prof/gmon.hotcold.pg.3.out"],
-     r"^\s+[\d.]+\s+\d+\s+1\s+hot$"),
-    ("heat", "accwork mix 50", "", ["dev/heat", "dev/heatinfo"],
-     r"^\s+[\d.]+\s+\d+\s+50\s+\d+\s+mix_a"),
-    ("dosprof", "dpwork aaaaabbbcc:2000", "", ["tmp/prof/dosprof.3"],
-     r"^\s+\d+\s+[\d.]+%\s+dp_page_a$"),
-    ("mc", "mcwork run 10 30 5", "", ["tmp/prof/mc.1", "tmp/prof/mc.1.dump"],
-     r"^\s+30\s+[\d.]+\s+[0-9a-f]{8}\s+mcwork\s+:beta$"),
-]
 
-
-def run(*args):
+def run(*args, timeout=600):
     return subprocess.run([sys.executable, PROFILE] + list(args), capture_output=True, text=True,
-                          timeout=600, cwd=ROOT)
+                          timeout=timeout, cwd=ROOT)
 
 
 def first_row(text, pattern, what):
@@ -40,20 +27,62 @@ def first_row(text, pattern, what):
     assert re.search(pattern, text, re.M), "%s: no row %r in:\n%s" % (what, pattern, text)
 
 
-@test("profile_every_engine", timeout=600, qemu=False)
-def profile_every_engine(h):
-    """make profile CMD=... ENGINE=E for each engine: the engine's files come
-    out, its report names the command's known hot function, the guest's
-    export hint is not printed, and the exit status is 0."""
-    for engine, line, boot, files, hot in CASES:
+def engine_test(eng):
+    """profile_engine_NAME: the engine's check case (engines.py)"""
+    line, boot, files, hot = eng.check
+
+    def fn(h):
         with tempfile.TemporaryDirectory() as out:
-            r = run("--engine", engine, "--out", out, "--cmdline", boot, "--", line)
+            r = run("--engine", eng.name, "--out", out, "--cmdline", boot, "--", line)
             h.text += r.stdout + r.stderr
-            assert r.returncode == 0, "%s: exit %d\n%s%s" % (engine, r.returncode, r.stdout, r.stderr)
+            assert r.returncode == 0, "%s: exit %d\n%s%s" % (eng.name, r.returncode, r.stdout, r.stderr)
             for f in files:
-                assert os.path.exists(os.path.join(out, f)), "%s: no %s in %s" % (engine, f, os.listdir(out))
-            first_row(r.stdout, hot, engine)
+                assert os.path.exists(os.path.join(out, f)), "%s: no %s in %s" % (eng.name, f, os.listdir(out))
+            first_row(r.stdout, hot, eng.name)
             assert "to take the profile out" not in r.stdout and "export them" not in r.stdout, r.stdout
+    fn.__doc__ = ("make profile ENGINE=%s CMD='%s'%s: %s come out, the report has the known hot "
+                  "function's row /%s/, the guest's export hint is not printed, and the exit status is 0."
+                  % (eng.name, line, " ARGS='%s'" % boot if boot else "", ", ".join(files), hot))
+    return fn
+
+
+def accuracy_test(eng):
+    """profile_accuracy_NAME: the engine's accuracy case (engines.py)"""
+    line, boot = eng.accuracy
+
+    def graded(h):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--engine", eng.name, "--out", out, "--cmdline", boot, "--accuracy", "--", line)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0, r.stderr
+            m = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+)$", r.stdout, re.M)
+            assert m and int(m.group(1)) > 50 and float(m.group(4)) < 3, r.stdout
+            t = re.search(r"^top10 (\d+) of the \d+ hottest functions by the exact count", r.stdout, re.M)
+            assert t and int(t.group(1)) >= 6, r.stdout        # mix_a .. mix_f at least
+            assert re.search(r"^off by more than 3 sd: ", r.stdout, re.M), r.stdout
+            assert os.path.exists(os.path.join(out, "accuracy", "dev", "heat"))
+
+    def ungraded(h):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--engine", eng.name, "--out", out, "--cmdline", boot, "--accuracy", "--", line)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0 and "accuracy: %s" % eng.ungraded in r.stdout, r.stdout
+
+    fn = ungraded if eng.ungraded else graded
+    what = "make profile ENGINE=%s ACCURACY=1 CMD='%s'%s: " % (
+        eng.name, line, " ARGS='%s'" % boot if boot else "")
+    fn.__doc__ = what + ("the engine says why it cannot be graded (%s), and the exit status is 0."
+                         % eng.ungraded if eng.ungraded else
+                         "the line again under the heat engine, and the sampled profile graded against "
+                         "the exact counts: N > 50, TVD within 3 times the random floor, at least 6 "
+                         "of the exact top ten, the functions off by more than 3 sd listed.")
+    return fn
+
+
+for _eng in ENGINES.values():
+    test("profile_engine_" + _eng.name, timeout=300, qemu=False)(engine_test(_eng))
+    if _eng.accuracy:
+        test("profile_accuracy_" + _eng.name, timeout=400, qemu=False)(accuracy_test(_eng))
 
 
 @test("profile_failures", timeout=300, qemu=False)
@@ -73,35 +102,12 @@ def profile_failures(h):
     for engine in ("bogus", ""):
         r = run("--engine", engine, "--", "spin 1")
         assert r.returncode == 2, r.stderr
-        for name in ("stacks", "devkprof", "profil", "heat", "dosprof", "mc"):
+        for name in ENGINES:
             assert re.search(r"^  %s\s+\S" % name, r.stderr, re.M), r.stderr
     r = run("--engine", "heat", "--", "accwork mix 5; accwork mix 5")
     assert r.returncode == 2 and "profiles one program" in r.stderr, r.stderr
     r = run("--engine", "profil", "--", "spin 1")
     assert r.returncode == 2 and "no program of the line has a -pg build" in r.stderr, r.stderr
-
-
-@test("profile_accuracy", timeout=400, qemu=False)
-def profile_accuracy(h):
-    """ACCURACY=1: the line again under the heat engine, and the sampled
-    profile graded against the exact counts (TVD against the random floor,
-    the top ten's agreement, the functions off by more than 3 sd), for the
-    stack engine's leaves and for profil's gmon file; devkprof says why it
-    cannot be graded."""
-    for engine, line in (("stacks", "accwork mix 3000"), ("profil", "accwork mix 3000")):
-        with tempfile.TemporaryDirectory() as out:
-            r = run("--engine", engine, "--out", out, "--cmdline", "hz=20000", "--accuracy", "--", line)
-            h.text += r.stdout + r.stderr
-            assert r.returncode == 0, r.stderr
-            m = re.search(r"^N (\d+) tvd ([\d.]+) floor ([\d.]+) ratio ([\d.]+)$", r.stdout, re.M)
-            assert m and int(m.group(1)) > 50 and float(m.group(4)) < 3, r.stdout
-            t = re.search(r"^top10 (\d+) of the \d+ hottest functions by the exact count", r.stdout, re.M)
-            assert t and int(t.group(1)) >= 6, r.stdout        # mix_a .. mix_f at least
-            assert re.search(r"^off by more than 3 sd: ", r.stdout, re.M), r.stdout
-            assert os.path.exists(os.path.join(out, "accuracy", "dev", "heat"))
-    with tempfile.TemporaryDirectory() as out:
-        r = run("--engine", "devkprof", "--out", out, "--accuracy", "--", "kwork loop 100000 5")
-        assert r.returncode == 0 and "accuracy: devkprof samples the kernel" in r.stdout, r.stdout
 
 
 @test("vm_script_failures", timeout=120, qemu=False)

@@ -28,6 +28,72 @@ def failure(output):
     return m.group(0) if m else None
 
 
+class Guest:
+    """A fresh kprof-os, typed at line by line:
+
+        with Guest(out, cmdline, icount, timeout) as g:
+            text = g.run(line)          # the line's output
+        g.names                         # what the guest exported, unpacked in out
+
+    boots on entering and waits for the prompt; halts on leaving, writes
+    out/console.log and extracts the exports into out once QEMU has exited
+    (g.m.archives() reads them each apart). timeout bounds each step (the
+    boot, each line, the halt); total the whole run (default: timeout);
+    extra are more QEMU arguments. A failure raises qemu.VMError naming the
+    step, with what was exported before it kept in out."""
+
+    def __init__(self, out, cmdline="", icount=False, timeout=120, extra=(), total=None):
+        os.makedirs(out, exist_ok=True)
+        self.out, self.timeout = out, timeout
+        self.com2 = os.path.join(out, "com2.tar")
+        self.m = qemu.Machine(cmdline, icount, total or timeout, extra, com2=self.com2,
+                              halt_timeout=timeout)
+        self.step, self.lines, self.names = "booting", 0, []
+
+    def __enter__(self):
+        try:
+            self.m.start()
+            self.m.wait_prompt(self.timeout)
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def run(self, line, timeout=None):
+        """Types line at the prompt; returns its output (Machine.run)."""
+        self.lines += 1
+        self.step = "command %d %r" % (self.lines, line)
+        return self.m.run(line, self.timeout if timeout is None else timeout)
+
+    def __exit__(self, kind, e, tb):
+        if kind is None:
+            self.step = "halting"
+            try:
+                self.m.halt(self.timeout)
+            except qemu.VMError as err:
+                kind, e = type(err), err
+        try:
+            if kind is not None and issubclass(kind, qemu.VMError):
+                self.m.close()
+                # what was exported before the failure is kept (a time-out, say)
+                try:
+                    kept = qemu.extract_exports(self.com2, self.out)
+                except qemu.VMError:
+                    kept = []
+                raise qemu.VMError("%s: %s%s" % (self.step, e, "; exported before it: %s"
+                                                 % ", ".join(kept) if kept else ""))
+        finally:
+            self.m.close()
+            with open(os.path.join(self.out, "console.log"), "w") as f:
+                f.write(self.m.transcript())
+        if kind is not None:
+            return False
+        self.names = qemu.extract_exports(self.com2, self.out)
+        if {"console.log", "com2.tar"} & set(self.names):
+            raise qemu.VMError("an exported file would overwrite console.log or com2.tar")
+        return False
+
+
 def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outputs=None):
     """Boots, types each line at the prompt, halts. Writes out/console.log,
     extracts the exports into out once QEMU has exited. timeout bounds each
@@ -38,38 +104,12 @@ def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outp
         raise qemu.VMError("command %d: halt before the end of the script"
                            % (lines.index("halt") + 1))
     lines = [l for l in lines if l != "halt"]   # run_script halts at the end anyway
-    os.makedirs(out, exist_ok=True)
-    com2 = os.path.join(out, "com2.tar")
-    m = qemu.Machine(cmdline, icount, timeout * (len(lines) + 2), extra, com2=com2,
-                     halt_timeout=timeout)
-    step = "booting"
-    try:
-        m.start()
-        m.wait_prompt(timeout)
-        for i, line in enumerate(lines, 1):
-            step = "command %d %r" % (i, line)
-            text = m.run(line, timeout)
+    with Guest(out, cmdline, icount, timeout, extra, total=timeout * (len(lines) + 2)) as g:
+        for line in lines:
+            text = g.run(line)
             if outputs is not None:
                 outputs.append(text)
-        step = "halting"
-        m.halt(timeout)
-    except qemu.VMError as e:
-        m.close()
-        # what was exported before the failure is kept (a time-out, say)
-        try:
-            kept = qemu.extract_exports(com2, out)
-        except qemu.VMError:
-            kept = []
-        raise qemu.VMError("%s: %s%s" % (step, e, "; exported before it: %s" % ", ".join(kept)
-                                          if kept else ""))
-    finally:
-        m.close()
-        with open(os.path.join(out, "console.log"), "w") as f:
-            f.write(m.transcript())
-    names = qemu.extract_exports(com2, out)
-    if {"console.log", "com2.tar"} & set(names):
-        raise qemu.VMError("an exported file would overwrite console.log or com2.tar")
-    return names
+    return g.names
 
 
 RUN_DIR = os.path.join(qemu.ROOT, "build", "run")      # make run's sessions: RUN_DIR/N
