@@ -13,6 +13,14 @@
 volatile uint64_t ticks;
 volatile bool need_resched;
 volatile uint32_t lost_ticks;   /* ticks the TSC says were merged into a later one */
+struct prof_sample clock_sample;
+_Static_assert(__builtin_offsetof(struct prof_sample, tf) == CLOCK_SAMPLE_TF,
+	       "vectors.asm stores the frame at clock_sample + CLOCK_SAMPLE_TF");
+
+void clock_running(struct proc *p)
+{
+	clock_sample.p = p;
+}
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
@@ -214,15 +222,17 @@ static inline uint32_t merged_ticks(void)
  * weight of this tick's sample, charged where this one landed (for a cli
  * section, through splpc, to the code that turned interrupts off), so that
  * section is weighed by its length. */
-void ARCH_FASTCALL clock_intr(struct trapframe *tf)
+__attribute__((optimize("omit-frame-pointer")))      /* every tick: ebp is one more register */
+void clock_intr(void)
 {
+	struct trapframe *tf = clock_sample.tf;         /* ours: read it once */
 	struct proc *p = curproc();
 	uint32_t n = 1 + merged_ticks();
 	bool user = arch_frame_user(tf);
 	uint64_t now;
 
 	arch_clock_eoi();       /* before this tick may switch processes */
-	prof_clock_tick(tf, p, user, n);
+	prof_clock_tick(&clock_sample, tf, user, n);
 	now = ticks + n;                /* ticks is volatile: one load, one store */
 	ticks = now;
 	if (p) {

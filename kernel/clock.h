@@ -8,6 +8,7 @@
 #include "arch.h"
 
 struct trapframe;
+struct proc;
 
 /* the rates the clock can run at (the arch's timer); the top one only
  * where time counts instructions (arch_time_exact), else ..._UNTIMED */
@@ -33,11 +34,22 @@ uint64_t clock_ms_to_ticks(uint32_t ms);
 /* a * b / c (rounded up if up) without overflow in a * b; saturates */
 uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up);
 
-/* the tick: vectors.asm calls it for IRQ 0 with the interrupted frame (in
- * a register); from user mode it may switch to the next process, or end a
- * killed one. The frame is the tick's own: after a switch it is still the
- * one this process returns through. */
-void clock_intr(struct trapframe *tf) ARCH_FASTCALL;
+/* The clock's sample (struct prof_sample, prof/prof.h): one, since one
+ * processor takes the ticks. The entry stub stores the interrupted frame
+ * in its tf (vectors.asm, at offset CLOCK_SAMPLE_TF) and the scheduler the
+ * running process in its p (clock_running), so a tick pays for neither;
+ * the clock fills in pc and flags only when an engine samples. */
+struct prof_sample;
+extern struct prof_sample clock_sample;
+#define CLOCK_SAMPLE_TF 12
+void clock_running(struct proc *p);     /* the scheduler: p runs now (NULL: none) */
+
+/* the tick: vectors.asm calls it for IRQ 0, the interrupted frame in
+ * clock_sample.tf; from user mode it may switch to the next process, or
+ * end a killed one. It reads the frame once, first: after a switch to
+ * other processes and back, clock_sample holds another tick's frame, and
+ * this process returns through its own. */
+void clock_intr(void);
 void clock_new_slice(void);             /* the scheduler switched */
 
 #endif

@@ -240,6 +240,7 @@ void scheduler(void)
 		}
 		p->state = P_RUN;
 		current_proc = p;
+		clock_running(p);
 		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
 		arch_pgdir_switch(p->pgdir);
 		clock_new_slice();
@@ -247,6 +248,7 @@ void scheduler(void)
 		splpc = (uint32_t)swtch;
 		swtch(&sched_ctx, p->ctx);
 		current_proc = NULL;
+		clock_running(NULL);
 		arch_pgdir_switch(NULL);
 	}
 }

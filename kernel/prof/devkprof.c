@@ -46,20 +46,17 @@ static struct {
 	char last[KPCTL_MAXLEN + 96];
 } kp;
 
-/* The sample, at interrupt time: count the tick, and if the PC was in the
- * kernel, its bin. Counters saturate at KPDATA_MAX. No frame: nothing
- * walks the stack from in here, and a frame would cost every tick. */
-__attribute__((optimize("omit-frame-pointer")))
-static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
+/* Every tick but a user one of weight 1: count it, and if the PC was in
+ * the kernel, its bin. Counters saturate at KPDATA_MAX. */
+__attribute__((noinline, optimize("omit-frame-pointer")))
+static void ARCH_FASTCALL kprof_other(const struct prof_sample *s)
 {
-	uint32_t flags = s->flags, w, i;
+	uint32_t flags = s->flags, w = prof_weight(flags), i;
 
-	/* a user tick's flags are its weight: one add, kept first and short */
-	if (__builtin_expect(prof_user(flags), 1)) {
-		prof_add_sat(&kp.total, flags, &kp.saturated);
+	if (prof_user(flags)) {         /* merged ticks in user mode */
+		prof_add_sat(&kp.total, w, &kp.saturated);
 		return;
 	}
-	w = prof_weight(flags);
 	if (!s->p)              /* no process: the idle loop */
 		prof_add_sat(&kp.idle, w, &kp.saturated);
 	prof_add_sat(&kp.total, w, &kp.saturated);
@@ -67,6 +64,20 @@ static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
 	i = (s->pc - (uint32_t)_text_start) >> kp.res;     /* a link-time constant */
 	if (i < kp.nbins)
 		prof_add_sat(&kp.bins[i], w, &kp.saturated);
+}
+
+/* The sample, at interrupt time. A user tick of weight 1 (its flags are
+ * 1) is a compare of the flags in memory and an add, kept first and
+ * short; the rest is a jump to kprof_other. No frame: nothing walks the
+ * stack from in here, and a frame would cost every tick. */
+__attribute__((optimize("omit-frame-pointer")))
+static void ARCH_FASTCALL kprof_sample(const struct prof_sample *s)
+{
+	if (__builtin_expect(s->flags != 1, 0)) {
+		kprof_other(s);
+		return;
+	}
+	prof_add_sat(&kp.total, 1, &kp.saturated);
 }
 
 static struct prof_engine engine = {

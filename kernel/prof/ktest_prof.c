@@ -42,10 +42,11 @@ static void enable_b(void) { prof_set_sampling(&eng_b, true); }
 static void tick(uint32_t pc, uint32_t weight)
 {
 	struct trapframe tf;
+	struct prof_sample s = { .p = (struct proc *)procs, .tf = &tf };
 
 	memset(&tf, 0, sizeof tf);
 	arch_frame_set_pc(&tf, pc);
-	prof_clock_tick(&tf, (struct proc *)procs, false, weight);
+	prof_clock_tick(&s, &tf, false, weight);
 }
 
 void ktest_prof_engines(void)

@@ -11,9 +11,10 @@
  * one switched off none after it, and no tick reaches an engine twice.
  * A change made by an engine's own sample function (an engine that turns
  * itself off when its buffer is full) happens while the fan-out walks
- * live[]; rebuilding it under the walk's feet could skip or repeat an
+ * its list; rebuilding it under the walk's feet could skip or repeat an
  * engine, so the fan-out defers the rebuild to its end and, meanwhile,
- * calls only engines still marked live.
+ * an engine switched off has its place in the list taken by a function
+ * that does nothing (an engine switched on joins at the rebuild).
  *
  * The return-to-user and single-step hooks have their own lists (uret[],
  * dbg[]) and pointers (prof_userret_hook, prof_debug_hook), rebuilt with
@@ -44,6 +45,8 @@ static struct prof_engine *engines[PROF_MAXENGINES];   /* registered */
 static int nengines;
 static struct prof_engine *live[PROF_MAXENGINES];      /* sampling now */
 static int nlive;
+/* what the tick's fan-out calls: live[i]->sample, and NULL after the last */
+static prof_sample_fn tickfns[PROF_MAXENGINES + 1];
 static struct prof_engine *uret[PROF_MAXENGINES];      /* hooks on, with a userret hook */
 static int nuret;
 static struct prof_engine *dbg[PROF_MAXENGINES];       /* hooks on, with a debug hook */
@@ -67,6 +70,7 @@ bool prof_testing;
 BOOTPARAM_FLAG("prof.test", prof_testing);
 
 static void ARCH_FASTCALL fanout(const struct prof_sample *s);
+static void ARCH_FASTCALL skipped(const struct prof_sample *s);
 static void ARCH_FASTCALL userret_fanout(struct proc *p, struct trapframe *tf);
 static bool ARCH_FASTCALL debug_fanout(struct proc *p, struct trapframe *tf);
 static void syscall_fanout(struct proc *p, uint32_t num, bool done);
@@ -78,6 +82,9 @@ static void rebuild(void)
 {
 	if (in_fanout || in_tick_fanout) {
 		rebuild_pending = true;
+		for (int i = 0; i < nlive; i++)     /* off now: not called again */
+			if (!live[i]->sampling)
+				tickfns[i] = skipped;
 		return;
 	}
 	nlive = nuret = ndbg = nsysc = nkc = 0;
@@ -94,6 +101,9 @@ static void rebuild(void)
 		if (e->hooked && e->kcall)
 			kc[nkc++] = e;
 	}
+	for (int i = 0; i < nlive; i++)
+		tickfns[i] = live[i]->sample;
+	tickfns[nlive] = NULL;
 	prof_tick = nlive == 0 ? NULL : nlive == 1 ? live[0]->sample : fanout;
 	prof_userret_hook = nuret == 0 ? NULL : nuret == 1 ? uret[0]->userret : userret_fanout;
 	prof_debug_hook = ndbg == 0 ? NULL : ndbg == 1 ? dbg[0]->debug : debug_fanout;
@@ -111,15 +121,23 @@ static void fanout_done(void)
 	}
 }
 
+/* an engine switched off inside the fan-out, until the fan-out ends */
+static void ARCH_FASTCALL skipped(const struct prof_sample *s)
+{
+	(void)s;
+}
+
+/* Each engine's sample with the same pointer: a call, a load and a test an
+ * engine (the list has at least two). */
 __attribute__((optimize("omit-frame-pointer")))      /* it costs every tick */
 static void ARCH_FASTCALL fanout(const struct prof_sample *s)
 {
-	struct prof_engine **e = live, **end = live + nlive;
+	prof_sample_fn *f = tickfns;
 
 	in_tick_fanout = true;
-	for (; e < end; e++)
-		if (__builtin_expect(!rebuild_pending, 1) || (*e)->sampling)
-			(*e)->sample(s);
+	do
+		(*f)(s);
+	while (*++f);
 	in_tick_fanout = false;
 	if (rebuild_pending && !in_fanout) {
 		rebuild_pending = false;
