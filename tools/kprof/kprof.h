@@ -60,11 +60,11 @@ void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
 int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len);
 int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n);
-uint32_t kp_le32(const void *p);
+uint32_t kp_le32(const void *p);    /* the guest's byte order, from any host */
 /* A text line may end in "\r\n": drops one '\r' at its end, so every
  * reader takes either line end and a '\r' anywhere else is the line's
  * error. */
-void kp_chomp(char *line);           /* the guest's byte order, from any host */
+void kp_chomp(char *line);
 
 /* ---- kpinfo.c: the `key value` text beside kpdata ---- */
 
@@ -411,11 +411,11 @@ void folded_free(struct fline *lines, size_t n);
 /* wr_flame.c: an SVG flame graph of the lines; with base, the
  * differential one (widths from lines, colours by the change from base) */
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
-/* a frame's name: its symbol (a frame below the leaf by its call, the
- * byte before its return address), or [unknown] */
-/* A frame's name: its function's, and when functions are inlined at the
- * address (the DWARF says so), "function;inlined;...;innermost", as
- * perf report --inline shows them: frames of their own. */
+/* A frame's name: its function's (a frame below the leaf by its call,
+ * the byte before its return address), and when functions are inlined
+ * there (the DWARF says so) "function;inlined;...;innermost", as perf
+ * report --inline shows them: frames of their own; [unknown] when no
+ * symbol owns it. */
 const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
 /* stack i's frames by name, root first: the program (stack_root), then
  * "[truncated]" for a walk that ended early, then its callers to the
@@ -445,7 +445,7 @@ int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *n
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
-int diff_main(int argc, char **argv);   /* diff.c: kprof diff BASE NEW */
+int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
 /* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 
