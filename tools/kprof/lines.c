@@ -174,7 +174,8 @@ static void inline_ranges(struct kelf *ke)
 		cu = next;
 		add_ranges(&cudie, bias, &p, 0);
 	}
-	qsort(p.v, p.n / 2, 2 * sizeof *p.v, by_lo);
+	if (p.n)                        /* none: p.v is NULL, which qsort may not take */
+		qsort(p.v, p.n / 2, 2 * sizeof *p.v, by_lo);
 	for (size_t i = 0; i < p.n; i += 2) {
 		if (out && p.v[i] <= p.v[out - 1]) {
 			if (p.v[i + 1] > p.v[out - 1])
