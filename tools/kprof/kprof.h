@@ -116,7 +116,8 @@ struct frame {
 };
 
 /* One sampled stack: frames[first .. first + n) of the set, the leaf
- * (where the tick landed) first, then its callers; its weight in ticks.
+ * (where the tick landed) first, then its callers; its weight in the
+ * set's unit (ticks, for the stack engine).
  * flags say how the walk ended (the stack engine's). */
 struct stack {
 	size_t first;
@@ -144,6 +145,20 @@ struct heatmark {
 	unsigned flags;
 };
 
+/* What a sample's weight counts, as pprof's sample_type says it: the
+ * reader sets it from what the dump says it holds. Only clock ticks are
+ * time (a tick is 1/hz s); the others are counts of their own, which no
+ * writer turns into seconds. */
+enum { UNIT_TICKS, UNIT_SYSCALLS, UNIT_INSNS, UNIT_CYCLES, UNIT_N };
+struct unit {
+	const char *what;              /* what is counted: "system-call hits" */
+	const char *count;             /* a number of them: "ticks", "hits" */
+	const char *column;            /* the rows' and tooltips' word: "samples", "hits" */
+	const char *type, *pprof_unit; /* pprof's ValueType: "samples", "count" */
+	int timed;                     /* at the clock's rate: hz makes it seconds */
+};
+extern const struct unit units[UNIT_N];
+
 /* What a reader makes of a dump. Every sample is a stack: a set of flat
  * counts (every reader so far) is the set of one-frame stacks, and
  * sampleset_stack() hands either kind out the same way; a reader of
@@ -155,12 +170,13 @@ struct sampleset {
 	size_t nmods;
 	struct flat *flat;             /* sorted by mod, then addr */
 	size_t nflat;
-	uint64_t total, kernel;        /* ticks, and of those the ones in the kernel */
+	uint64_t total, kernel;        /* all counts, and of those the kernel's (in unit) */
 	uint64_t idle;                 /* of the kernel's, the idle loop's (has_idle) */
 	int has_idle;
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
+	int unit;                      /* UNIT_*: what total, counts and weights count */
 	uint64_t bin;                  /* bytes a count covers: 1 (or 0) for sampled PCs */
 	/* a dump of fixed-size bins (kpdata): their range in module 0 */
 	int binned;
@@ -186,6 +202,7 @@ struct sampleset {
 };
 
 void sampleset_free(struct sampleset *ss);
+const struct unit *sampleset_unit(const struct sampleset *ss);    /* units[ss->unit] */
 /* stack i of the set (i < sampleset_nstacks): its frames and weight; a
  * set of flat counts gives flat[i] as a stack of one frame, in *one */
 size_t sampleset_nstacks(const struct sampleset *ss);

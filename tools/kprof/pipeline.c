@@ -95,6 +95,18 @@ int reader_for(const char *path, const struct reader **r)
 	return -1;
 }
 
+const struct unit units[UNIT_N] = {
+	[UNIT_TICKS] = { "clock ticks", "ticks", "samples", "samples", "count", 1 },
+	[UNIT_SYSCALLS] = { "system-call hits", "hits", "hits", "syscalls", "count", 0 },
+	[UNIT_INSNS] = { "instructions executed", "instructions", "instructions", "instructions", "count", 0 },
+	[UNIT_CYCLES] = { "cycles", "cycles", "cycles", "cycles", "count", 0 },
+};
+
+const struct unit *sampleset_unit(const struct sampleset *ss)
+{
+	return &units[ss->unit >= 0 && ss->unit < UNIT_N ? ss->unit : UNIT_TICKS];
+}
+
 void sampleset_free(struct sampleset *ss)
 {
 	for (size_t i = 0; i < ss->nmods; i++)
