@@ -425,9 +425,11 @@ struct fline {
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
 void folded_free(struct fline *lines, size_t n);
-/* wr_flame.c: an SVG flame graph of the lines; with base, the
- * differential one (widths from lines, colours by the change from base) */
-void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
+/* wr_flame.c: an SVG flame graph of the lines, counts in unit u; with
+ * base, the differential one (widths from lines, colours by the change
+ * from base) */
+void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
+	       const struct unit *u);
 /* A frame's name: its function's (a frame below the leaf by its call,
  * the byte before its return address), and when functions are inlined
  * there (the DWARF says so) "function;inlined;...;innermost", as perf
