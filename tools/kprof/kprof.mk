@@ -66,8 +66,8 @@ $(KPROF_OBJ)/asan/pb.o: $(KPROF_GEN)/profile.pb-c.c
 $(KPROF_OBJ)/fuzz/pb.o: $(KPROF_GEN)/profile.pb-c.c
 	@mkdir -p $(@D)
 	$(FUZZCC) -O1 -g -I$(KPROF_GEN) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
-$(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.o: \
-	$(KPROF_GEN)/profile.pb-c.h
+$(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.o \
+	$(KPROF_OBJ)/asan/test_bugs.o: $(KPROF_GEN)/profile.pb-c.h
 
 # the tests read tests/fixture.c for its line markers
 $(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
