@@ -215,7 +215,8 @@ struct ropen {                     /* what the command line gives a reader */
 	const char *path;
 	const char *kpinfo;            /* NULL: the one beside path */
 	int by_function;               /* only per-function sums are wanted: a reader may fold */
-	const struct kelf *fold;       /* set by pipe_open: the ELF to fold a kpdata's bins by */
+	int no_inline;                 /* --no-inline: a frame is its function, inlined calls unseen */
+	struct kelf *fold;             /* set by pipe_open: the ELF to fold a kpdata's bins by */
 };
 
 struct reader {
@@ -310,6 +311,31 @@ struct symbolizer {                /* the ELFs, and which one each module is */
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
 void symbolizer_close(struct symbolizer *sy);
 
+/* ---- symbolize.c: a frame's name, the same in every writer ---- */
+
+#define FRAME_UNKNOWN "[unknown]"      /* a frame no symbol owns */
+#define ROW_UNKNOWN "<unknown>"        /* the flat report's row of the counts no symbol owns */
+#define KERNEL_SUFFIX "_[k]"           /* a kernel frame in folded lines (stackcollapse-perf.pl's) */
+
+/* A frame's name: its function's (a frame below the leaf by its call,
+ * the byte before its return address), and when functions are inlined
+ * there (the DWARF says so) "function;inlined;...;innermost", as perf
+ * report --inline shows them: frames of their own (none with --no-inline,
+ * sy->no_inline); FRAME_UNKNOWN when no symbol owns it. */
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
+/* stack i's frames by name, root first: the program (stack_root), then
+ * "[truncated]" for a walk that ended early, then its callers to the
+ * leaf, inlined frames as frames of their own and kernel frames with
+ * ksuffix; at most max of them, in out; *w its weight */
+#define STACK_NAMES_MAX (4 * STK_DEPTH_MAX + 2)
+size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
+		    const char **out, size_t max, uint64_t *w);
+/* a stack's root: its program's name, "idle", or FRAME_UNKNOWN */
+const char *stack_root(const struct sampleset *ss, size_t i);
+/* a flat row's name for the frame name of module mod: "prog!main;bubble"
+ * when the set has several modules, else the name; the caller frees */
+char *frame_label(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod, const char *name);
+
 /* elffuzz.c: bytes through the ELF code, or through a reader and on */
 int kelf_fuzz(const unsigned char *buf, size_t len);
 int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
@@ -379,6 +405,7 @@ const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 int kelf_strings_terminated(struct kelf *ke);           /* 0 after kp_error: damaged DWARF */
 int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n);
+int kelf_in_inlined(struct kelf *ke, uint64_t addr);    /* addr is in inlined code */
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */
 
@@ -417,7 +444,7 @@ struct writer {
 extern const struct writer *const writers[];     /* NULL-terminated */
 
 /* wr_folded.c: the stacks as folded lines ("root;...;leaf", kernel frames
- * "_[k]"), sorted and merged; for the folded and flame graph writers */
+ * KERNEL_SUFFIX), sorted and merged; for the folded and flame graph writers */
 struct fline {
 	char *text;
 	size_t len;                     /* strlen(text) */
@@ -430,21 +457,6 @@ void folded_free(struct fline *lines, size_t n);
  * from base) */
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
 	       const struct unit *u);
-/* A frame's name: its function's (a frame below the leaf by its call,
- * the byte before its return address), and when functions are inlined
- * there (the DWARF says so) "function;inlined;...;innermost", as perf
- * report --inline shows them: frames of their own; [unknown] when no
- * symbol owns it. */
-const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
-/* stack i's frames by name, root first: the program (stack_root), then
- * "[truncated]" for a walk that ended early, then its callers to the
- * leaf, inlined frames as frames of their own and kernel frames with
- * ksuffix; at most max of them, in out; *w its weight */
-#define STACK_NAMES_MAX (4 * STK_DEPTH_MAX + 2)
-size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
-		    const char **out, size_t max, uint64_t *w);
-/* a stack's root: its program's name, "idle", or [unknown] */
-const char *stack_root(const struct sampleset *ss, size_t i);
 const struct writer *writer_named(const char *name);
 
 /* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */

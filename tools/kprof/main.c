@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	struct pipe pp;
-	struct ropen ro;
+	struct ropen ro = { 0 };
 	int status = 2;
 
 	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
@@ -203,10 +203,10 @@ int main(int argc, char **argv)
 	ro.path = o.dump;
 	ro.kpinfo = o.kpinfo;
 	ro.by_function = o.writer == writer_named("text") && o.wo.by == BY_SYMBOL;
+	ro.no_inline = o.no_inline;
 	/* the ELFs first: a wrong kernel is the likelier mistake */
 	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;
-	pp.sy.no_inline = o.no_inline;
 	if (o.kpinfo && strcmp(pp.rd->name, "kpdata") != 0) {
 		kp_error("--kpinfo goes with a kpdata, and %s is a %s dump", o.dump, pp.rd->name);
 		goto fail;

@@ -145,6 +145,7 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	memset(pp, 0, sizeof *pp);
 	if (symbolizer_open(&pp->sy, elfs, nelfs) < 0 || reader_for(ro->path, &pp->rd) < 0)
 		return -1;
+	pp->sy.no_inline = ro->no_inline;
 	/* a text dump need not start as it usually does (a heat dump in a
 	 * console log): what fell through to the headerless kpdata is read
 	 * as the text format asked for */
@@ -162,7 +163,8 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		struct ropen r = *ro;
 		/* a report per function of a kernel's bins needs no bin of its
 		 * own: the reader sums them per function as it reads (the
-		 * kernel is the first ELF; a wrong one is refused below) */
+		 * kernel is the first ELF; a wrong one is refused below), but
+		 * for the bins in inlined code, whose frames are named apart */
 		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
 		if (pp->rd->read(&pp->ss, &r) < 0)
 			return -1;

@@ -54,7 +54,7 @@ static void colour(const char *name, char *buf, size_t n)
 
 	for (const char *s = name; *s; s++)
 		h = h * 31 + (unsigned char)*s;
-	if (len > 4 && !strcmp(name + len - 4, "_[k]"))
+	if (len > strlen(KERNEL_SUFFIX) && !strcmp(name + len - strlen(KERNEL_SUFFIX), KERNEL_SUFFIX))
 		snprintf(buf, n, "rgb(%u,%u,%u)", 230 + h % 20, 120 + h % 60, 30 + (h >> 8) % 30);
 	else if (!strcmp(name, "idle"))
 		snprintf(buf, n, "rgb(180,180,180)");

@@ -1,6 +1,8 @@
 /* wr_text.c: the writer of the text reports, Plan 9 kprof style: a header
  * with the tick totals, then `ms  %  samples  what` rows, most samples
- * first: a row per symbol, per source line (--lines) or per bin (--addr).
+ * first: a row per frame as every writer names it (a symbol, and apart
+ * from it the code inlined into it, "main;bubble"; --no-inline: symbols
+ * only), per source line (--lines) or per bin (--addr).
  * Counts that are not clock ticks (system-call hits, instructions) are
  * shown in their unit, with no time: `%  hits  what`. */
 #include <inttypes.h>
@@ -10,7 +12,7 @@
 
 #include "kprof.h"
 
-#define UNKNOWN "<unknown>"        /* kernel bins no symbol (or line) owns */
+#define UNKNOWN ROW_UNKNOWN        /* kernel bins no symbol (or line) owns */
 #define OUTSIDE "<outside text>"   /* kernel ticks with no bin at all */
 
 struct row {
@@ -113,37 +115,55 @@ static struct row *add(struct row *rows, size_t *n, uint64_t count, const char *
 	return r;
 }
 
-/* A symbol's name in the rows: with its module's name when the dump has
- * several modules (the dump's own name for it, which tells apart two
- * modules named by one ELF: a program and its stripped copy). */
-static char *symname(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod,
-		     const struct ksym *k)
-{
-	const char *path, *slash;
+/* a count charged to a symbol, by the name of its frame there */
+struct named {
+	uint32_t mod;
+	int32_t sym;
+	const char *name;              /* frame_name's: one pointer per string */
+	uint64_t count;
+};
 
-	if (ss->nmods <= 1)
-		return kp_strdup(k->name);
-	path = ss->mods[mod].path ? ss->mods[mod].path : sy->elfs[sy->of[mod]].path;
-	slash = strrchr(path, '/');
-	return kp_fmt("%s!%s", slash ? slash + 1 : path, k->name);
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : (uintptr_t)x->name > (uintptr_t)y->name;
 }
 
-static size_t rows_by_symbol(struct row *rows, const struct symbolizer *sy,
-			     const struct sampleset *ss, const struct profile *p)
+/* A row per frame name, as every writer names the frame (frame_name):
+ * a symbol's counts, and apart from them those in code inlined into it,
+ * "main;bubble" (unless --no-inline); rows of two symbols of one name
+ * stay two. */
+static size_t rows_by_symbol(struct row *rows, struct symbolizer *sy, const struct sampleset *ss,
+			     const struct profile *p)
 {
-	size_t n = 0;
+	struct named *v = kp_calloc(p->nhits ? p->nhits : 1, sizeof *v);
+	size_t n = 0, nv = 0;
 
-	for (size_t m = 0; m < ss->nmods; m++) {
-		const struct kelf *ke;
+	for (size_t i = 0; i < p->nhits; i++) {
+		const struct flat *h = &ss->flat[i];
 
-		if (sy->of[m] < 0)
-			continue;
-		ke = &sy->elfs[sy->of[m]];
-		for (size_t i = 0; i < ke->nsyms; i++)
-			if (p->symcount[m][i])
-				add(rows, &n, p->symcount[m][i], ke->syms[i].name, ke->syms[i].value,
-				    symname(sy, ss, (uint32_t)m, &ke->syms[i]));
+		if (p->hits[i].sym < 0 || !h->count)
+			continue;               /* p->unknown has it */
+		v[nv++] = (struct named){ h->mod, p->hits[i].sym,
+					  frame_name(sy, &(struct frame){ h->mod, h->addr }, 1), h->count };
 	}
+	qsort(v, nv, sizeof *v, cmp_named);
+	for (size_t i = 0; i < nv; ) {
+		size_t j = i;
+		uint64_t c = 0;
+
+		while (j < nv && !cmp_named(&v[i], &v[j]))
+			c += v[j++].count;
+		add(rows, &n, c, v[i].name, sy->elfs[sy->of[v[i].mod]].syms[v[i].sym].value,
+		    frame_label(sy, ss, v[i].mod, v[i].name));
+		i = j;
+	}
+	free(v);
 	if (p->unknown)
 		add(rows, &n, p->unknown, UNKNOWN, 0, kp_strdup(UNKNOWN));
 	return n;
@@ -232,7 +252,7 @@ static size_t rows_by_addr(struct row *rows, const struct symbolizer *sy,
 			disasm_bin(&d, ke, rg, h->addr, ss->bin ? ss->bin : (uint64_t)1 << ss->res, insn,
 				   sizeof insn);
 		if (s) {
-			char *sn = symname(sy, ss, h->mod, s);
+			char *sn = frame_label(sy, ss, h->mod, s->name);
 
 			name = kp_fmt("%s+0x%jx", sn, (uintmax_t)(h->addr - s->value));
 			free(sn);
