@@ -36,7 +36,8 @@ KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE)) $(KPROF_OBJ
 KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE)) $(KPROF_OBJ)/asan/pb.o
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
-KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested)
+KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested \
+	fixture-inline)
 
 .PHONY: kprof-all kprof-unit kprof-bench fuzz
 kprof-all: $(BUILD)/kprof
@@ -103,6 +104,11 @@ $(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
 $(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+
+# a function inlined into another (-O2): its frame is in the DWARF only
+$(KPROF_OBJ)/fixture-inline.elf: $(KPROF_SRC)/tests/inline.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -O2 -Wl,--build-id -o $@ $<
 
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c

@@ -567,25 +567,26 @@ static void heat_crlf_one_rule(void **state)
 	run_free(&r);
 }
 
-/* A Monte Carlo dump of the fixture "kernel": a routine's hits at its
- * first byte (an unbuffered session), options as ProfileStart had them. */
-static void write_mc(const char *path, uint32_t options, const char *const *fns, const uint32_t *hits,
-		     size_t n)
+/* A Monte Carlo dump of a "kernel" (the ELF of facts f): counts at pcs
+ * (an unbuffered session's routines, or any addresses), options as
+ * ProfileStart had them. */
+static void write_mc(const char *path, uint32_t options, const struct fx *f, const uint32_t *pcs,
+		     const uint32_t *counts, size_t n)
 {
-	unsigned char buf[1024] = { 0 };
+	size_t cap = 1024 + n * sizeof(struct mc_dumprec), off = sizeof(struct dump_header);
+	unsigned char *buf = calloc(1, cap);
 	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_MONTE,
 				 .rate_mhz = 1000000, .nmodules = 1 };
 	struct dump_module m = { .path_len = sizeof DUMP_PATH_KERNEL - 1 };
 	struct mc_dump d = { .options = options, .nrecs = (uint32_t)n, .ticks = 2 };
-	size_t off = sizeof h;
 
 	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
-	m.build_id_len = (uint16_t)(strlen(fx()->build_id) / 2);
+	m.build_id_len = (uint16_t)(strlen(f->build_id) / 2);
 	memcpy(buf + off, &m, sizeof m);
 	off += sizeof m;
 	for (size_t i = 0; i < m.build_id_len; i++) {
 		unsigned v;
-		sscanf(fx()->build_id + 2 * i, "%2x", &v);
+		sscanf(f->build_id + 2 * i, "%2x", &v);
 		buf[off++] = (unsigned char)v;
 	}
 	memcpy(buf + off, DUMP_PATH_KERNEL, m.path_len);
@@ -595,12 +596,13 @@ static void write_mc(const char *path, uint32_t options, const char *const *fns,
 	memcpy(buf + off, &d, sizeof d);
 	off += sizeof d;
 	for (size_t i = 0; i < n; i++) {
-		struct mc_dumprec r = { .pc = sym(fns[i]), .mod = 0, .count = hits[i] };
+		struct mc_dumprec r = { .pc = pcs[i], .mod = 0, .count = counts[i] };
 
 		memcpy(buf + off, &r, sizeof r);
 		off += sizeof r;
 	}
 	save(path, buf, off);
+	free(buf);
 }
 
 /* The pprof profile a dump makes, unpacked (gunzipped by zlib) */
@@ -670,8 +672,8 @@ static const char *pp_str(const Perftools__Profiles__Profile *pr, int64_t i)
  * shown as what it is, never as seconds; ticks stay time. */
 static void mc_syscall_hits_not_seconds(void **state)
 {
-	static const char *const fns[] = { "spin_a", "spin_b" };
 	static const uint32_t hits[] = { 100, 32 };
+	uint32_t pcs[] = { sym("spin_a"), sym("spin_b") };
 	char hitdump[PATH_MAX], tickdump[PATH_MAX];     /* tmp_path's buffer is reused */
 	Perftools__Profiles__Profile *pr;
 	struct perf_event_attr a;
@@ -680,8 +682,8 @@ static void mc_syscall_hits_not_seconds(void **state)
 	(void)state;
 	snprintf(hitdump, sizeof hitdump, "%s", tmp_path("hits.mc"));
 	snprintf(tickdump, sizeof tickdump, "%s", tmp_path("ticks.mc"));
-	write_mc(hitdump, PROFILE_OBJCALL, fns, hits, 2);
-	write_mc(tickdump, 0, fns, hits, 2);
+	write_mc(hitdump, PROFILE_OBJCALL, fx(), pcs, hits, 2);
+	write_mc(tickdump, 0, fx(), pcs, hits, 2);
 
 	/* the same counts, as clock ticks: time */
 	run_kprof(&r, ELF, tickdump, NULL);
@@ -768,6 +770,112 @@ static void heat_instructions_not_seconds(void **state)
 	run_free(&r);
 }
 
+/* name count pairs: a report's rows, or folded lines less their root */
+struct nc {
+	char name[160];
+	unsigned long n;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct nc *)a)->name, ((const struct nc *)b)->name);
+}
+
+static int folded_frames(const char *out, struct nc *v, int max)
+{
+	int n = 0;
+
+	for (const char *p = out; *p && n < max; p = strchr(p, '\n') + 1) {
+		const char *semi = strchr(p, ';'), *nl = strchr(p, '\n'), *sp = nl;
+
+		while (sp && sp > p && *sp != ' ')
+			sp--;
+		if (!semi || !nl || semi > sp)
+			fail_msg("not a folded line: %.200s", p);
+		snprintf(v[n].name, sizeof v[n].name, "%.*s", (int)(sp - semi - 1), semi + 1);
+		v[n++].n = strtoul(sp + 1, NULL, 10);
+	}
+	qsort(v, (size_t)n, sizeof *v, by_name);
+	return n;
+}
+
+/* The flat report named a sample in an inlined function by the function
+ * it is inlined into ("main 16") where the folded stacks, the flame
+ * graph and speedscope named it "main;bubble 16". One rule now, in
+ * every format: the frame's name is frame_name's, inlined frames shown,
+ * and --no-inline shows none, in every format alike. */
+static void flat_report_names_inlined_frames(void **state)
+{
+	const char *elf = fixture("fixture-inline.elf");
+	char dump[2][PATH_MAX], extra[256];
+	uint32_t total = 0;
+	struct fx f;
+	uint32_t *pcs, *counts;
+	size_t n;
+	struct prow rows[64];
+	struct nc flat[64], folded[64];
+	struct run r;
+
+	(void)state;
+	/* a count of 1..3 at every byte of the text: every frame name there is */
+	elf_facts(elf, &f);
+	n = f.te - f.ts;
+	pcs = calloc(n, sizeof *pcs);
+	counts = calloc(n, sizeof *counts);
+	for (size_t i = 0; i < n; i++) {
+		pcs[i] = f.ts + (uint32_t)i;
+		counts[i] = 1 + i % 3;
+	}
+	/* as a Monte Carlo dump, and as a kpdata (whose report sums the bins
+	 * of a function as it reads them, but not those of inlined code) */
+	snprintf(dump[0], sizeof dump[0], "%s", tmp_path("inline.mc"));
+	write_mc(dump[0], 0, &f, pcs, counts, n);
+	for (size_t i = 0; i < n; i++)
+		total += counts[i];
+	snprintf(extra, sizeof extra, "text_start 0x%08x\ntext_end 0x%08x\nbuild_id %s\n", f.ts, f.te,
+		 f.build_id);
+	write_dump(tmp_path("inline"), 0, total, total, counts, n, extra);
+	snprintf(dump[1], sizeof dump[1], "%s", path_in(tmp_path("inline"), "kpdata"));
+	free(pcs);
+	free(counts);
+	for (int k = 0; k < 4; k++) {
+		int no_inline = k & 1;
+		const char *opt = no_inline ? "--no-inline" : "(inlined frames)", *d = dump[k >> 1];
+		int nr, nf, inlined = 0;
+
+		if (no_inline)
+			run_kprof(&r, "--no-inline", elf, d, NULL);
+		else
+			run_kprof(&r, elf, d, NULL);
+		assert_int_equal(r.status, 0);
+		nr = parse_rows(r.out, rows, 64);
+		run_free(&r);
+		for (int i = 0; i < nr; i++) {
+			/* the report's row of counts no symbol owns is its own */
+			snprintf(flat[i].name, sizeof flat[i].name, "%s",
+				 strcmp(rows[i].name, ROW_UNKNOWN) ? rows[i].name : FRAME_UNKNOWN);
+			flat[i].n = rows[i].samples;
+			inlined += strchr(rows[i].name, ';') != NULL;
+		}
+		qsort(flat, (size_t)nr, sizeof *flat, by_name);
+		if (no_inline)
+			run_kprof(&r, "--no-inline", "--format", "folded", elf, d, NULL);
+		else
+			run_kprof(&r, "--format", "folded", elf, d, NULL);
+		assert_int_equal(r.status, 0);
+		nf = folded_frames(r.out, folded, 64);
+		run_free(&r);
+		/* the inlined function is there, as a frame of its own or not at all */
+		assert_int_equal(inlined > 0, !no_inline);
+		assert_int_equal(nr, nf);
+		for (int i = 0; i < nr; i++) {
+			if (strcmp(flat[i].name, folded[i].name) || flat[i].n != folded[i].n)
+				fail_msg("%s %s: the report's row %s %lu, the folded line's %s %lu", d,
+					 opt, flat[i].name, flat[i].n, folded[i].name, folded[i].n);
+		}
+	}
+}
+
 int test_bugs_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +895,7 @@ int test_bugs_group(void)
 		cmocka_unit_test(heat_read_while_tracing_noted),
 		cmocka_unit_test(mc_syscall_hits_not_seconds),
 		cmocka_unit_test(heat_instructions_not_seconds),
+		cmocka_unit_test(flat_report_names_inlined_frames),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);
