@@ -233,7 +233,7 @@ int diff_main(int argc, char **argv)
 			kp_error("%s: cannot write", svg);
 			goto fail;
 		}
-		flame_svg(f, ln, nn, lb, nb);
+		flame_svg(f, ln, nn, lb, nb, sampleset_unit(&now.ss));
 		if (fclose(f) != 0) {
 			kp_error("%s: cannot write", svg);
 			goto fail;

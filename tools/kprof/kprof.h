@@ -60,11 +60,11 @@ void kp_hex(char *out, size_t outsz, const unsigned char *p, size_t n);
 int kp_openfile(const char *path, size_t max, int *fd, size_t *size);
 int kp_readfile(const char *path, size_t max, unsigned char **data, size_t *len);
 int kp_readat(int fd, const char *path, size_t off, unsigned char *buf, size_t n);
-uint32_t kp_le32(const void *p);
+uint32_t kp_le32(const void *p);    /* the guest's byte order, from any host */
 /* A text line may end in "\r\n": drops one '\r' at its end, so every
  * reader takes either line end and a '\r' anywhere else is the line's
  * error. */
-void kp_chomp(char *line);           /* the guest's byte order, from any host */
+void kp_chomp(char *line);
 
 /* ---- kpinfo.c: the `key value` text beside kpdata ---- */
 
@@ -116,7 +116,8 @@ struct frame {
 };
 
 /* One sampled stack: frames[first .. first + n) of the set, the leaf
- * (where the tick landed) first, then its callers; its weight in ticks.
+ * (where the tick landed) first, then its callers; its weight in the
+ * set's unit (ticks, for the stack engine).
  * flags say how the walk ended (the stack engine's). */
 struct stack {
 	size_t first;
@@ -144,6 +145,20 @@ struct heatmark {
 	unsigned flags;
 };
 
+/* What a sample's weight counts, as pprof's sample_type says it: the
+ * reader sets it from what the dump says it holds. Only clock ticks are
+ * time (a tick is 1/hz s); the others are counts of their own, which no
+ * writer turns into seconds. */
+enum { UNIT_TICKS, UNIT_SYSCALLS, UNIT_INSNS, UNIT_CYCLES, UNIT_N };
+struct unit {
+	const char *what;              /* what is counted: "system-call hits" */
+	const char *count;             /* a number of them: "ticks", "hits" */
+	const char *column;            /* the rows' and tooltips' word: "samples", "hits" */
+	const char *type, *pprof_unit; /* pprof's ValueType: "samples", "count" */
+	int timed;                     /* at the clock's rate: hz makes it seconds */
+};
+extern const struct unit units[UNIT_N];
+
 /* What a reader makes of a dump. Every sample is a stack: a set of flat
  * counts (every reader so far) is the set of one-frame stacks, and
  * sampleset_stack() hands either kind out the same way; a reader of
@@ -155,12 +170,13 @@ struct sampleset {
 	size_t nmods;
 	struct flat *flat;             /* sorted by mod, then addr */
 	size_t nflat;
-	uint64_t total, kernel;        /* ticks, and of those the ones in the kernel */
+	uint64_t total, kernel;        /* all counts, and of those the kernel's (in unit) */
 	uint64_t idle;                 /* of the kernel's, the idle loop's (has_idle) */
 	int has_idle;
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
+	int unit;                      /* UNIT_*: what total, counts and weights count */
 	uint64_t bin;                  /* bytes a count covers: 1 (or 0) for sampled PCs */
 	/* a dump of fixed-size bins (kpdata): their range in module 0 */
 	int binned;
@@ -186,6 +202,7 @@ struct sampleset {
 };
 
 void sampleset_free(struct sampleset *ss);
+const struct unit *sampleset_unit(const struct sampleset *ss);    /* units[ss->unit] */
 /* stack i of the set (i < sampleset_nstacks): its frames and weight; a
  * set of flat counts gives flat[i] as a stack of one frame, in *one */
 size_t sampleset_nstacks(const struct sampleset *ss);
@@ -198,7 +215,8 @@ struct ropen {                     /* what the command line gives a reader */
 	const char *path;
 	const char *kpinfo;            /* NULL: the one beside path */
 	int by_function;               /* only per-function sums are wanted: a reader may fold */
-	const struct kelf *fold;       /* set by pipe_open: the ELF to fold a kpdata's bins by */
+	int no_inline;                 /* --no-inline: a frame is its function, inlined calls unseen */
+	struct kelf *fold;             /* set by pipe_open: the ELF to fold a kpdata's bins by */
 };
 
 struct reader {
@@ -293,6 +311,31 @@ struct symbolizer {                /* the ELFs, and which one each module is */
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
 void symbolizer_close(struct symbolizer *sy);
 
+/* ---- symbolize.c: a frame's name, the same in every writer ---- */
+
+#define FRAME_UNKNOWN "[unknown]"      /* a frame no symbol owns */
+#define ROW_UNKNOWN "<unknown>"        /* the flat report's row of the counts no symbol owns */
+#define KERNEL_SUFFIX "_[k]"           /* a kernel frame in folded lines (stackcollapse-perf.pl's) */
+
+/* A frame's name: its function's (a frame below the leaf by its call,
+ * the byte before its return address), and when functions are inlined
+ * there (the DWARF says so) "function;inlined;...;innermost", as perf
+ * report --inline shows them: frames of their own (none with --no-inline,
+ * sy->no_inline); FRAME_UNKNOWN when no symbol owns it. */
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
+/* stack i's frames by name, root first: the program (stack_root), then
+ * "[truncated]" for a walk that ended early, then its callers to the
+ * leaf, inlined frames as frames of their own and kernel frames with
+ * ksuffix; at most max of them, in out; *w its weight */
+#define STACK_NAMES_MAX (4 * STK_DEPTH_MAX + 2)
+size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
+		    const char **out, size_t max, uint64_t *w);
+/* a stack's root: its program's name, "idle", or FRAME_UNKNOWN */
+const char *stack_root(const struct sampleset *ss, size_t i);
+/* a flat row's name for the frame name of module mod: "prog!main;bubble"
+ * when the set has several modules, else the name; the caller frees */
+char *frame_label(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod, const char *name);
+
 /* elffuzz.c: bytes through the ELF code, or through a reader and on */
 int kelf_fuzz(const unsigned char *buf, size_t len);
 int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
@@ -362,6 +405,7 @@ const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 int kelf_strings_terminated(struct kelf *ke);           /* 0 after kp_error: damaged DWARF */
 int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n);
+int kelf_in_inlined(struct kelf *ke, uint64_t addr);    /* addr is in inlined code */
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */
 
@@ -400,7 +444,7 @@ struct writer {
 extern const struct writer *const writers[];     /* NULL-terminated */
 
 /* wr_folded.c: the stacks as folded lines ("root;...;leaf", kernel frames
- * "_[k]"), sorted and merged; for the folded and flame graph writers */
+ * KERNEL_SUFFIX), sorted and merged; for the folded and flame graph writers */
 struct fline {
 	char *text;
 	size_t len;                     /* strlen(text) */
@@ -408,24 +452,11 @@ struct fline {
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
 void folded_free(struct fline *lines, size_t n);
-/* wr_flame.c: an SVG flame graph of the lines; with base, the
- * differential one (widths from lines, colours by the change from base) */
-void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase);
-/* a frame's name: its symbol (a frame below the leaf by its call, the
- * byte before its return address), or [unknown] */
-/* A frame's name: its function's, and when functions are inlined at the
- * address (the DWARF says so), "function;inlined;...;innermost", as
- * perf report --inline shows them: frames of their own. */
-const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
-/* stack i's frames by name, root first: the program (stack_root), then
- * "[truncated]" for a walk that ended early, then its callers to the
- * leaf, inlined frames as frames of their own and kernel frames with
- * ksuffix; at most max of them, in out; *w its weight */
-#define STACK_NAMES_MAX (4 * STK_DEPTH_MAX + 2)
-size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
-		    const char **out, size_t max, uint64_t *w);
-/* a stack's root: its program's name, "idle", or [unknown] */
-const char *stack_root(const struct sampleset *ss, size_t i);
+/* wr_flame.c: an SVG flame graph of the lines, counts in unit u; with
+ * base, the differential one (widths from lines, colours by the change
+ * from base) */
+void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
+	       const struct unit *u);
 const struct writer *writer_named(const char *name);
 
 /* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */
@@ -445,7 +476,7 @@ int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *n
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int gmon_main(int argc, char **argv);
-int diff_main(int argc, char **argv);   /* diff.c: kprof diff BASE NEW */
+int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
 /* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 

@@ -36,7 +36,8 @@ KPROF_OBJS      := $(patsubst %,$(KPROF_OBJ)/%.o,main $(KPROF_CORE)) $(KPROF_OBJ
 KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE)) $(KPROF_OBJ)/asan/pb.o
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
-KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested)
+KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested \
+	fixture-inline)
 
 .PHONY: kprof-all kprof-unit kprof-bench fuzz
 kprof-all: $(BUILD)/kprof
@@ -66,8 +67,8 @@ $(KPROF_OBJ)/asan/pb.o: $(KPROF_GEN)/profile.pb-c.c
 $(KPROF_OBJ)/fuzz/pb.o: $(KPROF_GEN)/profile.pb-c.c
 	@mkdir -p $(@D)
 	$(FUZZCC) -O1 -g -I$(KPROF_GEN) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
-$(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.o: \
-	$(KPROF_GEN)/profile.pb-c.h
+$(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.o \
+	$(KPROF_OBJ)/asan/test_bugs.o: $(KPROF_GEN)/profile.pb-c.h
 
 # the tests read tests/fixture.c for its line markers
 $(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
@@ -103,6 +104,11 @@ $(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
 $(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+
+# a function inlined into another (-O2): its frame is in the DWARF only
+$(KPROF_OBJ)/fixture-inline.elf: $(KPROF_SRC)/tests/inline.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -O2 -Wl,--build-id -o $@ $<
 
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c

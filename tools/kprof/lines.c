@@ -174,7 +174,8 @@ static void inline_ranges(struct kelf *ke)
 		cu = next;
 		add_ranges(&cudie, bias, &p, 0);
 	}
-	qsort(p.v, p.n / 2, 2 * sizeof *p.v, by_lo);
+	if (p.n)                        /* none: p.v is NULL, which qsort may not take */
+		qsort(p.v, p.n / 2, 2 * sizeof *p.v, by_lo);
 	for (size_t i = 0; i < p.n; i += 2) {
 		if (out && p.v[i] <= p.v[out - 1]) {
 			if (p.v[i + 1] > p.v[out - 1])
@@ -204,6 +205,18 @@ static int in_inlined(const struct kelf *ke, uint64_t addr)
 	return 0;
 }
 
+/* Whether addr is in code the DWARF says is inlined: its ranges are read
+ * the first time (0 for an ELF without usable DWARF). */
+int kelf_in_inlined(struct kelf *ke, uint64_t addr)
+{
+	if (ke->inlines == 0) {         /* first use: are its string sections whole? */
+		ke->inlines = ke->mod && kelf_strings_terminated(ke) ? 1 : -1;
+		if (ke->inlines > 0)
+			inline_ranges(ke);
+	}
+	return ke->inlines > 0 && in_inlined(ke, addr);
+}
+
 /* The functions inlined at addr by the DWARF (DW_TAG_inlined_subroutine
  * scopes, by libdw), outermost first, ';' between them, in buf; their
  * number (0: none, or no usable DWARF). The function they are inlined
@@ -216,12 +229,7 @@ int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	if (ke->inlines == 0) {         /* first use: are its string sections whole? */
-		ke->inlines = ke->mod && kelf_strings_terminated(ke) ? 1 : -1;
-		if (ke->inlines > 0)
-			inline_ranges(ke);
-	}
-	if (ke->inlines < 0 || !in_inlined(ke, addr) || !(cu = dwfl_module_addrdie(ke->mod, addr, &bias)))
+	if (!kelf_in_inlined(ke, addr) || !(cu = dwfl_module_addrdie(ke->mod, addr, &bias)))
 		return 0;
 	ns = dwarf_getscopes(cu, addr - bias, &scopes);
 	for (int i = ns - 1; i >= 0; i--) {

@@ -47,8 +47,8 @@ static void help(void)
 	       "  --elf FILE           another module (a user program) to name samples in\n"
 	       "  --callers FUNC       a stack dump: the functions that called FUNC, with samples\n"
 	       "  --callees FUNC       a stack dump: the functions FUNC called, with samples\n"
-	       "  --no-inline          a stack's frames are functions only: no frames for the\n"
-	       "                       calls the compiler inlined (shown by default, from DWARF)\n"
+	       "  --no-inline          frames are functions only, in every format: no frames for\n"
+	       "                       the calls the compiler inlined (shown by default, from DWARF)\n"
 	       "  --format text        the report (the default)\n"
 	       "  --format folded      stacks as folded lines (flamegraph.pl, inferno, speedscope)\n"
 	       "  --format flamegraph  stacks as an SVG flame graph\n"
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	struct pipe pp;
-	struct ropen ro;
+	struct ropen ro = { 0 };
 	int status = 2;
 
 	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
@@ -203,10 +203,10 @@ int main(int argc, char **argv)
 	ro.path = o.dump;
 	ro.kpinfo = o.kpinfo;
 	ro.by_function = o.writer == writer_named("text") && o.wo.by == BY_SYMBOL;
+	ro.no_inline = o.no_inline;
 	/* the ELFs first: a wrong kernel is the likelier mistake */
 	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;
-	pp.sy.no_inline = o.no_inline;
 	if (o.kpinfo && strcmp(pp.rd->name, "kpdata") != 0) {
 		kp_error("--kpinfo goes with a kpdata, and %s is a %s dump", o.dump, pp.rd->name);
 		goto fail;

@@ -95,6 +95,18 @@ int reader_for(const char *path, const struct reader **r)
 	return -1;
 }
 
+const struct unit units[UNIT_N] = {
+	[UNIT_TICKS] = { "clock ticks", "ticks", "samples", "samples", "count", 1 },
+	[UNIT_SYSCALLS] = { "system-call hits", "hits", "hits", "syscalls", "count", 0 },
+	[UNIT_INSNS] = { "instructions executed", "instructions", "instructions", "instructions", "count", 0 },
+	[UNIT_CYCLES] = { "cycles", "cycles", "cycles", "cycles", "count", 0 },
+};
+
+const struct unit *sampleset_unit(const struct sampleset *ss)
+{
+	return &units[ss->unit >= 0 && ss->unit < UNIT_N ? ss->unit : UNIT_TICKS];
+}
+
 void sampleset_free(struct sampleset *ss)
 {
 	for (size_t i = 0; i < ss->nmods; i++)
@@ -133,6 +145,7 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	memset(pp, 0, sizeof *pp);
 	if (symbolizer_open(&pp->sy, elfs, nelfs) < 0 || reader_for(ro->path, &pp->rd) < 0)
 		return -1;
+	pp->sy.no_inline = ro->no_inline;
 	/* a text dump need not start as it usually does (a heat dump in a
 	 * console log): what fell through to the headerless kpdata is read
 	 * as the text format asked for */
@@ -150,7 +163,8 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		struct ropen r = *ro;
 		/* a report per function of a kernel's bins needs no bin of its
 		 * own: the reader sums them per function as it reads (the
-		 * kernel is the first ELF; a wrong one is refused below) */
+		 * kernel is the first ELF; a wrong one is refused below), but
+		 * for the bins in inlined code, whose frames are named apart */
 		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
 		if (pp->rd->read(&pp->ss, &r) < 0)
 			return -1;

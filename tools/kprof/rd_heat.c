@@ -63,6 +63,7 @@ static int heat_parse(struct sampleset *ss, const unsigned char *buf, size_t len
 	ss->mods = kp_calloc(1, sizeof *ss->mods);
 	ss->nmods = 1;
 	ss->scope = "user";
+	ss->unit = UNIT_INSNS;          /* a count is an instruction run, no clock's */
 	ss->unidentified = 1;
 	ss->bin = 1;
 	for (; p < end; p += n + 1) {

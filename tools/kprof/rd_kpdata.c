@@ -118,13 +118,15 @@ static int place(struct sampleset *ss, const struct kpinfo *ki)
  * doubling would touch up to twice that). With fold, only per-function
  * sums are wanted: consecutive bins in one function of that ELF (or in
  * one gap between functions) become one entry at the first of them, so
- * a report of a million bins holds a few thousand. */
-static int bins(struct sampleset *ss, const struct src *s, const struct kelf *fold)
+ * a report of a million bins holds a few thousand; with inl, a bin in
+ * inlined code stays a bin, since its frame's name is not its function's
+ * alone. */
+static int bins(struct sampleset *ss, const struct src *s, struct kelf *fold, int inl)
 {
 	unsigned char *buf = kp_calloc(CHUNK_WORDS, KPDATA_WORD);
 	size_t cap = 0, cursor = 0;
 	const struct krange *last = NULL;
-	int have_last = 0;
+	int have_last = 0, last_inl = 0;
 
 	for (uint64_t i = 0; i < ss->nbins && !fold; i += CHUNK_WORDS) {
 		size_t n = ss->nbins - i < CHUNK_WORDS ? (size_t)(ss->nbins - i) : CHUNK_WORDS;
@@ -157,11 +159,14 @@ static int bins(struct sampleset *ss, const struct src *s, const struct kelf *fo
 				/* most bins fall in the function of the one before */
 				const struct krange *r = last && addr >= last->start && addr < last->end ?
 							 last : kelf_range(fold, addr, &cursor);
-				if (have_last && r == last) {
+				int in = inl && kelf_in_inlined(fold, addr);
+
+				if (have_last && r == last && !in && !last_inl) {
 					ss->flat[ss->nflat - 1].count += c;
 					continue;
 				}
 				last = r;
+				last_inl = in;
 				have_last = 1;
 				if (ss->nflat == cap) {
 					cap = cap ? 2 * cap : 1024;
@@ -206,7 +211,7 @@ static int kpdata_read(struct sampleset *ss, const struct ropen *ro)
 			 "the counts cannot be placed; give one with --kpinfo FILE", ro->path, info);
 		goto out;
 	}
-	if (kpinfo_read(&ki, info) < 0 || place(ss, &ki) < 0 || bins(ss, &s, ro->fold) < 0)
+	if (kpinfo_read(&ki, info) < 0 || place(ss, &ki) < 0 || bins(ss, &s, ro->fold, !ro->no_inline) < 0)
 		goto out;
 	r = 0;
 out:
@@ -230,7 +235,7 @@ static int kpdata_parse(struct sampleset *ss, const unsigned char *buf, size_t l
 	s.mem = nul + 1;
 	s.len = len - (size_t)(nul + 1 - buf);
 	if (header(ss, &s) < 0 || kpinfo_parse(&ki, (const char *)buf, (size_t)(nul - buf), name) < 0 ||
-	    place(ss, &ki) < 0 || bins(ss, &s, NULL) < 0)
+	    place(ss, &ki) < 0 || bins(ss, &s, NULL, 0) < 0)
 		return -1;
 	return 0;
 }

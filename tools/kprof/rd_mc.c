@@ -4,7 +4,9 @@
  * mc_dump and its records (abi/mcprof.h). A buffered session's records
  * are its samples, each a PC; an unbuffered one's are routine counts at
  * each routine's first byte, and a module's hits in no routine at pc 0.
- * Idle samples, and samples in no module, count in the total only. */
+ * A session of -s (PROFILE_OBJCALL) counts system calls, not ticks: its
+ * unit is UNIT_SYSCALLS. Idle samples, and samples in no module, count
+ * in the total only. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +87,8 @@ static int mc_parse(struct sampleset *ss, const unsigned char *buf, size_t len, 
 	ss->total = total;
 	ss->kernel = kernel + d.idle;
 	ss->scope = "sampled";          /* the rows are the kernel's and the programs' */
+	/* -s: a hit is a system call, not a tick */
+	ss->unit = d.options & PROFILE_OBJCALL ? UNIT_SYSCALLS : UNIT_TICKS;
 	if (!(d.options & PROFILE_BUFFER))
 		snprintf(ss->note, sizeof ss->note, "an unbuffered session: each routine's hits are "
 			 "at its first byte");

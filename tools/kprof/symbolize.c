@@ -3,7 +3,9 @@
  * its executable sections, and the ranges of addresses that libdwfl gives
  * one answer for. The ranges are made once, sorted, so a profile is one
  * merge of sorted counts against them, and libdwfl has the last word on
- * nested functions, aliases and assembler labels. */
+ * nested functions, aliases and assembler labels. And a frame's name, for
+ * every writer: its function, the functions inlined there as frames of
+ * their own (unless --no-inline), a kernel frame's suffix, [unknown]. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -418,4 +420,150 @@ void symbolizer_close(struct symbolizer *sy)
 	strtab_free(&sy->names.chains);
 	kvmap_free(&sy->names.suffixed);
 	memset(sy, 0, sizeof *sy);
+}
+
+/* ---- a frame's name, the same in every writer ---- */
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *lookup_name(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	struct kelf *ke;
+	const struct krange *r;
+	uint64_t at = leaf ? f->addr : f->addr - 1;     /* a return address: its call */
+	char inl[1024], *chain;
+	const char *name;
+	size_t k;
+
+	if (f->mod >= sy->nof || sy->of[f->mod] < 0)
+		return FRAME_UNKNOWN;
+	ke = &sy->elfs[sy->of[f->mod]];
+	r = kelf_range(ke, at, NULL);
+	if (!r)
+		return FRAME_UNKNOWN;
+	name = ke->syms[r->sym].name;
+	if (sy->no_inline || kelf_inlined(ke, at, inl, sizeof inl) == 0)
+		return name;
+	chain = kp_calloc(strlen(name) + strlen(inl) + 2, 1);
+	sprintf(chain, "%s;%s", name, inl);
+	k = strtab_index(&sy->names.chains, chain);
+	free(chain);
+	return sy->names.chains.v[k];
+}
+
+/* A frame's function name; the same frame (a big profile has many) is
+ * looked up once: the answers are kept in the symbolizer. */
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	int made;
+	uintptr_t *v = kvmap_slot(&sy->names.names, f->addr, f->mod << 1 | (leaf != 0), &made);
+
+	if (made)
+		*v = (uintptr_t)lookup_name(sy, f, leaf);
+	return (const char *)*v;
+}
+
+/* the frames of one frame's name, with the suffix on each, as strings of
+ * the symbolizer (a name and a suffix, or a chain of inlined frames, is
+ * made once) */
+static const char *suffixed(struct symbolizer *sy, const char *part, size_t len, const char *suffix)
+{
+	char *s = kp_calloc(len + strlen(suffix) + 1, 1);
+	size_t k;
+
+	memcpy(s, part, len);
+	strcpy(s + len, suffix);
+	k = strtab_index(&sy->names.chains, s);
+	free(s);
+	return sy->names.chains.v[k];
+}
+
+/* a name that is one frame, with the suffix: by the name's pointer (the
+ * name cache gives each frame's name once), so made once */
+static const char *one_suffixed(struct symbolizer *sy, const char *name, const char *suffix)
+{
+	struct namecache *c = &sy->names;
+	uintptr_t *v;
+	int made;
+
+	if (c->suffix && strcmp(c->suffix, suffix))     /* another writer's suffix: start again */
+		kvmap_free(&c->suffixed);
+	c->suffix = suffix;
+	v = kvmap_slot(&c->suffixed, (uintptr_t)name, 0, &made);
+	if (made)
+		*v = (uintptr_t)suffixed(sy, name, strlen(name), suffix);
+	return (const char *)*v;
+}
+
+static size_t split_frame(struct symbolizer *sy, const char *name, const char *suffix, const char **out,
+			  size_t max)
+{
+	size_t n = 0;
+
+	if (!strchr(name, ';')) {
+		if (max)
+			out[n++] = *suffix ? one_suffixed(sy, name, suffix) : name;
+		return n;
+	}
+	while (*name && n < max) {
+		size_t len = strcspn(name, ";");
+
+		out[n++] = suffixed(sy, name, len, suffix);
+		name += len + (name[len] == ';');
+	}
+	return n;
+}
+
+size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
+		    const char **out, size_t max, uint64_t *w)
+{
+	struct frame one;
+	uint32_t nfr;
+	const struct frame *f = sampleset_stack(ss, i, &one, &nfr, w);
+	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+	size_t n = 0;
+
+	if (max)
+		out[n++] = stack_root(ss, i);
+	if (st && (st->flags & STK_IDLE))
+		return n;
+	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)) && n < max)
+		out[n++] = "[truncated]";
+	for (uint32_t k = nfr; k-- > 0;)
+		n += split_frame(sy, frame_name(sy, &f[k], k == 0), f[k].mod == 0 && ss->stacks ? ksuffix : "",
+				 out + n, max - n);
+	return n;
+}
+
+const char *stack_root(const struct sampleset *ss, size_t i)
+{
+	const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
+	const struct module *root = NULL;
+
+	if (st && (st->flags & STK_IDLE))
+		return "idle";
+	if (st && st->prog && st->prog < ss->nmods && ss->mods[st->prog].path)
+		root = &ss->mods[st->prog];
+	else if (!st && ss->mods[ss->flat[i].mod].path)
+		root = &ss->mods[ss->flat[i].mod];
+	return root ? base(root->path) : FRAME_UNKNOWN;
+}
+
+/* A flat report's row for a leaf frame's name: as frame_name gives it,
+ * after its module's name ("prog!main;bubble") when the dump has several
+ * modules (the dump's own name for it, which tells apart two modules
+ * named by one ELF: a program and its stripped copy). The caller frees. */
+char *frame_label(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod, const char *name)
+{
+	const char *path;
+
+	if (ss->nmods <= 1)
+		return kp_strdup(name);
+	path = ss->mods[mod].path ? ss->mods[mod].path : sy->elfs[sy->of[mod]].path;
+	return kp_fmt("%s!%s", base(path), name);
 }

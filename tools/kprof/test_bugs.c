@@ -2,16 +2,20 @@
  * each named after its bug and each failing on the code before its fix:
  * damaged or huge ELFs, nested and aliased symbols, kpinfo's long lines
  * and repeated keys, readprofile's byte-order guess, a huge kpdata, many
- * sections, an empty kpinfo. */
+ * sections, an empty kpinfo, counts that are not ticks shown as time. */
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <linux/perf_event.h>
 
 #include "test_util.h"
+#include "profile.pb-c.h"
 
 #define ELF fixture("fixture.elf")
 
@@ -563,6 +567,315 @@ static void heat_crlf_one_rule(void **state)
 	run_free(&r);
 }
 
+/* A Monte Carlo dump of a "kernel" (the ELF of facts f): counts at pcs
+ * (an unbuffered session's routines, or any addresses), options as
+ * ProfileStart had them. */
+static void write_mc(const char *path, uint32_t options, const struct fx *f, const uint32_t *pcs,
+		     const uint32_t *counts, size_t n)
+{
+	size_t cap = 1024 + n * sizeof(struct mc_dumprec), off = sizeof(struct dump_header);
+	unsigned char *buf = calloc(1, cap);
+	struct dump_header h = { .version = DUMP_VERSION, .engine = DUMP_ENGINE_MONTE,
+				 .rate_mhz = 1000000, .nmodules = 1 };
+	struct dump_module m = { .path_len = sizeof DUMP_PATH_KERNEL - 1 };
+	struct mc_dump d = { .options = options, .nrecs = (uint32_t)n, .ticks = 2 };
+
+	memcpy(h.magic, DUMP_MAGIC, DUMP_MAGIC_LEN);
+	m.build_id_len = (uint16_t)(strlen(f->build_id) / 2);
+	memcpy(buf + off, &m, sizeof m);
+	off += sizeof m;
+	for (size_t i = 0; i < m.build_id_len; i++) {
+		unsigned v;
+		sscanf(f->build_id + 2 * i, "%2x", &v);
+		buf[off++] = (unsigned char)v;
+	}
+	memcpy(buf + off, DUMP_PATH_KERNEL, m.path_len);
+	off = (off + m.path_len + DUMP_ALIGN - 1) / DUMP_ALIGN * DUMP_ALIGN;
+	h.size = (uint32_t)off;
+	memcpy(buf, &h, sizeof h);
+	memcpy(buf + off, &d, sizeof d);
+	off += sizeof d;
+	for (size_t i = 0; i < n; i++) {
+		struct mc_dumprec r = { .pc = pcs[i], .mod = 0, .count = counts[i] };
+
+		memcpy(buf + off, &r, sizeof r);
+		off += sizeof r;
+	}
+	save(path, buf, off);
+	free(buf);
+}
+
+/* The pprof profile a dump makes, unpacked (gunzipped by zlib) */
+static Perftools__Profiles__Profile *pprof_of(const char *dump)
+{
+	const char *elfs[] = { ELF }, *out = tmp_path("units.pb.gz");
+	struct ropen ro = { .path = dump };
+	struct pipe pp;
+	unsigned char *buf = malloc(1 << 20);
+	Perftools__Profiles__Profile *pr;
+	FILE *f = fopen(out, "wb");
+	gzFile z;
+	int n;
+
+	assert_non_null(f);
+	assert_int_equal(pipe_open(&pp, elfs, 1, &ro, NULL, 0), 0);
+	assert_int_equal(writer_named("pprof")->write(f, &(struct wopts){ 0 }, &pp.sy, &pp.ss, &pp.p), 0);
+	fclose(f);
+	pipe_close(&pp);
+	z = gzopen(out, "rb");
+	assert_non_null(z);
+	n = gzread(z, buf, 1 << 20);
+	gzclose(z);
+	assert_true(n > 0);
+	pr = perftools__profiles__profile__unpack(NULL, (size_t)n, buf);
+	free(buf);
+	assert_non_null(pr);
+	return pr;
+}
+
+/* The event attribute of the perf.data a dump makes (its file header's
+ * attrs section: the first perf_event_attr) */
+static struct perf_event_attr perf_attr_of(const char *dump)
+{
+	const char *elfs[] = { ELF }, *out = tmp_path("units.perf");
+	struct ropen ro = { .path = dump };
+	struct pipe pp;
+	struct perf_event_attr a;
+	uint64_t hdr[5];
+	FILE *f = fopen(out, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(pipe_open(&pp, elfs, 1, &ro, NULL, 0), 0);
+	assert_int_equal(writer_named("perf")->write(f, &(struct wopts){ 0 }, &pp.sy, &pp.ss, &pp.p), 0);
+	fclose(f);
+	pipe_close(&pp);
+	f = fopen(out, "rb");
+	assert_non_null(f);
+	/* magic, header size, attr size, the attrs section's offset, size */
+	assert_int_equal(fread(hdr, sizeof hdr[0], 5, f), 5);
+	assert_int_equal(fseek(f, (long)hdr[3], SEEK_SET), 0);
+	assert_int_equal(fread(&a, sizeof a, 1, f), 1);
+	fclose(f);
+	return a;
+}
+
+static const char *pp_str(const Perftools__Profiles__Profile *pr, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < pr->n_string_table);
+	return pr->string_table[i];
+}
+
+/* A Monte Carlo dump of prof on -s holds system-call hits, which every
+ * writer called ticks and turned into time: "total 132 ticks 0.132 s",
+ * "100.0 ms sys_getpid", pprof's cpu nanoseconds, perf's cpu-clock. Now
+ * the sample set carries its unit, and a count that is no clock's is
+ * shown as what it is, never as seconds; ticks stay time. */
+static void mc_syscall_hits_not_seconds(void **state)
+{
+	static const uint32_t hits[] = { 100, 32 };
+	uint32_t pcs[] = { sym("spin_a"), sym("spin_b") };
+	char hitdump[PATH_MAX], tickdump[PATH_MAX];     /* tmp_path's buffer is reused */
+	Perftools__Profiles__Profile *pr;
+	struct perf_event_attr a;
+	struct run r;
+
+	(void)state;
+	snprintf(hitdump, sizeof hitdump, "%s", tmp_path("hits.mc"));
+	snprintf(tickdump, sizeof tickdump, "%s", tmp_path("ticks.mc"));
+	write_mc(hitdump, PROFILE_OBJCALL, fx(), pcs, hits, 2);
+	write_mc(tickdump, 0, fx(), pcs, hits, 2);
+
+	/* the same counts, as clock ticks: time */
+	run_kprof(&r, ELF, tickdump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "total          132 ticks  100.00%       0.132 s\n"));
+	assert_non_null(strstr(r.out, "     100.0   75.76       100  spin_a\n"));
+	run_free(&r);
+
+	run_kprof(&r, ELF, hitdump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "counts  system-call hits  (mc): not time\n"));
+	assert_non_null(strstr(r.out, "total          132 hits  100.00%\n"));
+	assert_non_null(strstr(r.out, "\n      %      hits  symbol\n  75.76       100  spin_a\n"));
+	assert_null(strstr(r.out, "ticks"));
+	assert_null(strstr(r.out, " s\n"));
+	assert_null(strstr(r.out, "ms"));
+	run_free(&r);
+	run_kprof(&r, "--lines", ELF, hitdump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "      %      hits  file:line\n  75.76       100  "));
+	run_free(&r);
+
+	/* pprof: the one value, its type the hits' */
+	pr = pprof_of(hitdump);
+	assert_int_equal(pr->n_sample_type, 1);
+	assert_string_equal(pp_str(pr, pr->sample_type[0]->type), "syscalls");
+	assert_string_equal(pp_str(pr, pr->sample_type[0]->unit), "count");
+	assert_string_equal(pp_str(pr, pr->period_type->type), "syscalls");
+	assert_int_equal(pr->period, 1);
+	for (size_t i = 0; i < pr->n_sample; i++)
+		assert_int_equal(pr->sample[i]->n_value, 1);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	pr = pprof_of(tickdump);
+	assert_int_equal(pr->n_sample_type, 2);
+	assert_string_equal(pp_str(pr, pr->sample_type[0]->type), "samples");
+	assert_string_equal(pp_str(pr, pr->sample_type[1]->unit), "nanoseconds");
+	assert_int_equal(pr->period, 1000000);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+
+	/* perf: no cpu-clock of a tick's nanoseconds, a count of period 1 */
+	a = perf_attr_of(hitdump);
+	assert_int_equal(a.sample_period, 1);
+	assert_false(a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_CPU_CLOCK);
+	a = perf_attr_of(tickdump);
+	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(a.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(a.sample_period, 1000000);
+
+	/* the flame graph and speedscope say what they count */
+	run_kprof(&r, "--format", "flamegraph", ELF, hitdump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Flame graph: 132 system-call hits</text>"));
+	assert_non_null(strstr(r.out, "<title>spin_a (100 hits, 75.76%)</title>"));
+	assert_null(strstr(r.out, "samples"));
+	run_free(&r);
+	run_kprof(&r, "--format", "speedscope", ELF, hitdump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"name\":\"kprof mc (system-call hits)\""));
+	assert_non_null(strstr(r.out, "\"unit\":\"none\""));
+	run_free(&r);
+	run_kprof(&r, "--format", "flamegraph", ELF, tickdump, NULL);
+	assert_non_null(strstr(r.out, "Flame graph: 132 samples</text>"));
+	run_free(&r);
+}
+
+/* A heat dump's counts are instructions executed, and the report called
+ * them ticks at a clock of 0 Hz: "total 12 ticks ... inf s". */
+static void heat_instructions_not_seconds(void **state)
+{
+	const char *heat = tmp_path("insns.heat");
+	char text[256];
+	struct run r;
+
+	(void)state;
+	snprintf(text, sizeof text, "PROF 0x%08X 5 9\nPROF 0x%08X 7 3\n", sym("spin_a"), sym("spin_b"));
+	write_text(heat, text);
+	run_kprof(&r, ELF, heat, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "counts  instructions executed  (heat): not time\n"));
+	assert_non_null(strstr(r.out, "total           12 instructions  100.00%\n"));
+	assert_non_null(strstr(r.out, "  58.33            7  spin_b\n"));
+	assert_null(strstr(r.out, "inf"));
+	assert_null(strstr(r.out, "ticks"));
+	run_free(&r);
+}
+
+/* name count pairs: a report's rows, or folded lines less their root */
+struct nc {
+	char name[160];
+	unsigned long n;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct nc *)a)->name, ((const struct nc *)b)->name);
+}
+
+static int folded_frames(const char *out, struct nc *v, int max)
+{
+	int n = 0;
+
+	for (const char *p = out; *p && n < max; p = strchr(p, '\n') + 1) {
+		const char *semi = strchr(p, ';'), *nl = strchr(p, '\n'), *sp = nl;
+
+		while (sp && sp > p && *sp != ' ')
+			sp--;
+		if (!semi || !nl || semi > sp)
+			fail_msg("not a folded line: %.200s", p);
+		snprintf(v[n].name, sizeof v[n].name, "%.*s", (int)(sp - semi - 1), semi + 1);
+		v[n++].n = strtoul(sp + 1, NULL, 10);
+	}
+	qsort(v, (size_t)n, sizeof *v, by_name);
+	return n;
+}
+
+/* The flat report named a sample in an inlined function by the function
+ * it is inlined into ("main 16") where the folded stacks, the flame
+ * graph and speedscope named it "main;bubble 16". One rule now, in
+ * every format: the frame's name is frame_name's, inlined frames shown,
+ * and --no-inline shows none, in every format alike. */
+static void flat_report_names_inlined_frames(void **state)
+{
+	const char *elf = fixture("fixture-inline.elf");
+	char dump[2][PATH_MAX], extra[256];
+	uint32_t total = 0;
+	struct fx f;
+	uint32_t *pcs, *counts;
+	size_t n;
+	struct prow rows[64];
+	struct nc flat[64], folded[64];
+	struct run r;
+
+	(void)state;
+	/* a count of 1..3 at every byte of the text: every frame name there is */
+	elf_facts(elf, &f);
+	n = f.te - f.ts;
+	pcs = calloc(n, sizeof *pcs);
+	counts = calloc(n, sizeof *counts);
+	for (size_t i = 0; i < n; i++) {
+		pcs[i] = f.ts + (uint32_t)i;
+		counts[i] = 1 + i % 3;
+	}
+	/* as a Monte Carlo dump, and as a kpdata (whose report sums the bins
+	 * of a function as it reads them, but not those of inlined code) */
+	snprintf(dump[0], sizeof dump[0], "%s", tmp_path("inline.mc"));
+	write_mc(dump[0], 0, &f, pcs, counts, n);
+	for (size_t i = 0; i < n; i++)
+		total += counts[i];
+	snprintf(extra, sizeof extra, "text_start 0x%08x\ntext_end 0x%08x\nbuild_id %s\n", f.ts, f.te,
+		 f.build_id);
+	write_dump(tmp_path("inline"), 0, total, total, counts, n, extra);
+	snprintf(dump[1], sizeof dump[1], "%s", path_in(tmp_path("inline"), "kpdata"));
+	free(pcs);
+	free(counts);
+	for (int k = 0; k < 4; k++) {
+		int no_inline = k & 1;
+		const char *opt = no_inline ? "--no-inline" : "(inlined frames)", *d = dump[k >> 1];
+		int nr, nf, inlined = 0;
+
+		if (no_inline)
+			run_kprof(&r, "--no-inline", elf, d, NULL);
+		else
+			run_kprof(&r, elf, d, NULL);
+		assert_int_equal(r.status, 0);
+		nr = parse_rows(r.out, rows, 64);
+		run_free(&r);
+		for (int i = 0; i < nr; i++) {
+			/* the report's row of counts no symbol owns is its own */
+			snprintf(flat[i].name, sizeof flat[i].name, "%s",
+				 strcmp(rows[i].name, ROW_UNKNOWN) ? rows[i].name : FRAME_UNKNOWN);
+			flat[i].n = rows[i].samples;
+			inlined += strchr(rows[i].name, ';') != NULL;
+		}
+		qsort(flat, (size_t)nr, sizeof *flat, by_name);
+		if (no_inline)
+			run_kprof(&r, "--no-inline", "--format", "folded", elf, d, NULL);
+		else
+			run_kprof(&r, "--format", "folded", elf, d, NULL);
+		assert_int_equal(r.status, 0);
+		nf = folded_frames(r.out, folded, 64);
+		run_free(&r);
+		/* the inlined function is there, as a frame of its own or not at all */
+		assert_int_equal(inlined > 0, !no_inline);
+		assert_int_equal(nr, nf);
+		for (int i = 0; i < nr; i++) {
+			if (strcmp(flat[i].name, folded[i].name) || flat[i].n != folded[i].n)
+				fail_msg("%s %s: the report's row %s %lu, the folded line's %s %lu", d,
+					 opt, flat[i].name, flat[i].n, folded[i].name, folded[i].n);
+		}
+	}
+}
+
 int test_bugs_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +893,9 @@ int test_bugs_group(void)
 		cmocka_unit_test(heat_crlf_one_rule),
 		cmocka_unit_test(kpdata_kpinfo_mixed_refused),
 		cmocka_unit_test(heat_read_while_tracing_noted),
+		cmocka_unit_test(mc_syscall_hits_not_seconds),
+		cmocka_unit_test(heat_instructions_not_seconds),
+		cmocka_unit_test(flat_report_names_inlined_frames),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);

@@ -2,9 +2,10 @@
  * stacks, self-contained as flamegraph.pl's: a box per frame, as wide as
  * its samples, callers below their callees; kernel frames in orange, user
  * frames in reds and yellows by name, the idle loop in grey; a title with
- * the total; a tooltip per frame (name, samples, percent); click a frame
- * to zoom to it (click the title to come back) and a search box that
- * marks the matching frames and says their share. */
+ * the total in the set's unit (samples, or system-call hits, ...); a
+ * tooltip per frame (name, count, percent); click a frame to zoom to it
+ * (click the title to come back) and a search box that marks the matching
+ * frames and says their share. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ struct canvas {
 	int levels;
 	double scale;
 	uint64_t total, btotal;         /* btotal: a difference's base total, else 0 */
+	const char *count;              /* a count's word: "samples", "hits" */
 };
 
 /* the name escaped for XML */
@@ -52,7 +54,7 @@ static void colour(const char *name, char *buf, size_t n)
 
 	for (const char *s = name; *s; s++)
 		h = h * 31 + (unsigned char)*s;
-	if (len > 4 && !strcmp(name + len - 4, "_[k]"))
+	if (len > strlen(KERNEL_SUFFIX) && !strcmp(name + len - strlen(KERNEL_SUFFIX), KERNEL_SUFFIX))
 		snprintf(buf, n, "rgb(%u,%u,%u)", 230 + h % 20, 120 + h % 60, 30 + (h >> 8) % 30);
 	else if (!strcmp(name, "idle"))
 		snprintf(buf, n, "rgb(180,180,180)");
@@ -89,10 +91,11 @@ static void box(const struct canvas *c, const struct openframe *f, int level)
 	fprintf(c->out, "<g class=\"f\"><title>");
 	xml(c->out, name);
 	if (c->btotal)
-		fprintf(c->out, " (%ju samples, %.2f%%; was %ju, %.2f%%)", (uintmax_t)f->value,
+		fprintf(c->out, " (%ju %s, %.2f%%; was %ju, %.2f%%)", (uintmax_t)f->value, c->count,
 			100.0 * f->value / c->total, (uintmax_t)f->base, 100.0 * f->base / c->btotal);
 	else
-		fprintf(c->out, " (%ju samples, %.2f%%)", (uintmax_t)f->value, 100.0 * f->value / c->total);
+		fprintf(c->out, " (%ju %s, %.2f%%)", (uintmax_t)f->value, c->count,
+			100.0 * f->value / c->total);
 	fprintf(c->out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 		x, y, w, ROW - 1, fill, x + 3, y + ROW - 4);
@@ -130,7 +133,7 @@ static const char script[] =
 	"function search() { var re = prompt('search (a regular expression)'); if (!re) return;\n"
 	"  var m = 0, all = 0; re = new RegExp(re);\n"
 	"  for (var i = 0; i < fr.length; i++) { var n = fr[i].querySelector('title').textContent,\n"
-	"    q = fr[i].querySelector('rect'); var hit = re.test(n.replace(/ \\(\\d+ samples.*$/, ''));\n"
+	"    q = fr[i].querySelector('rect'); var hit = re.test(n.replace(/ \\(\\d+ %s.*$/, ''));\n"
 	"    q.style.fill = hit ? 'rgb(230,0,230)' : '';\n"
 	"    if (+q.getAttribute('y') == %d) all += orig[i][1];\n"
 	"    if (hit) m = Math.max(m, orig[i][1]); }\n"
@@ -165,9 +168,10 @@ static const char *next_line(const struct fline *a, size_t na, size_t *i, const 
 	return c <= 0 ? a[(*i)++].text : b[(*j)++].text;
 }
 
-void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase)
+void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
+	       const struct unit *u)
 {
-	struct canvas c = { out, 1, 0, 0, 0 };
+	struct canvas c = { out, 1, 0, 0, 0, u->column };
 	struct openframe *open;
 	size_t i = 0, j = 0, depth = 0, maxlev = 1;
 	uint64_t v, bv, cum = 0, btotal = 0;
@@ -194,12 +198,12 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 		"text.b { pointer-events: auto; cursor: pointer; }</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fbf8ef\"/>\n"
 		"<text x=\"%d\" y=\"24\" style=\"font-size:17px\" text-anchor=\"middle\" class=\"b\" onclick=\"reset()\">"
-		"%s: %ju samples</text>\n"
+		"%s: %ju %s</text>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"end\" class=\"b\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		WIDTH, height, WIDTH, height, WIDTH / 2,
 		base ? "Differential flame graph (red: grew, blue: shrank)" : "Flame graph",
-		(uintmax_t)c.total, WIDTH - PAD, WIDTH - PAD, height - 6);
+		(uintmax_t)c.total, u->timed ? u->column : u->what, WIDTH - PAD, WIDTH - PAD, height - 6);
 	open = kp_calloc(maxlev + 1, sizeof *open);
 	open[0] = (struct openframe){ "all", 3, 0, 0, 0 };
 	while ((t = next_line(lines, n, &i, base, nbase, &j, &v, &bv))) {
@@ -233,7 +237,7 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 		box(&c, &open[0], 0);
 	free(open);
 	/* after the boxes: it finds them when it runs */
-	fprintf(out, script, WIDTH, PAD, PAD + 40 + (c.levels - 1) * ROW);
+	fprintf(out, script, WIDTH, PAD, c.count, PAD + 40 + (c.levels - 1) * ROW);
 	fprintf(out, "</svg>\n");
 }
 
@@ -244,7 +248,7 @@ static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	struct fline *lines = folded_lines(sy, ss, &n);
 
 	(void)wo, (void)p;
-	flame_svg(out, lines, n, NULL, 0);
+	flame_svg(out, lines, n, NULL, 0, sampleset_unit(ss));
 	folded_free(lines, n);
 	return ferror(out) ? -1 : 0;
 }

@@ -2,10 +2,12 @@
  * `perf script` and `perf report` read, in the documented PERFILE2 layout
  * (linux tools/perf/Documentation/perf.data-file-format.txt): the file
  * header, one event attribute (a cpu-clock software event sampling IP,
- * TID, TIME, PERIOD and CALLCHAIN), then the records, then the feature
- * sections: HEADER_BUILD_ID (each module's GNU build-id, so that perf
- * refuses an ELF that is not the one that ran) and HEADER_ARCH ("i386";
- * perf script is known to crash on a file without it).
+ * TID, TIME, PERIOD and CALLCHAIN; for counts that are not clock ticks
+ * the event they are, period 1: event_of), then the records, then the
+ * feature sections: HEADER_BUILD_ID (each module's GNU build-id, so that
+ * perf refuses an ELF that is not the one that ran), HEADER_ARCH ("i386";
+ * perf script is known to crash on a file without it) and, for an event
+ * perf has no name of its own for, HEADER_EVENT_DESC.
  *
  * The records: an MMAP of the kernel as perf names it, "[kernel.kallsyms]"
  * (perf reads its symbols from the ELF given by --vmlinux), and for each
@@ -35,6 +37,7 @@
 #define PERF_MAGIC     "PERFILE2"
 #define HEADER_BUILD_ID 2              /* perf's feature bits */
 #define HEADER_ARCH     6
+#define HEADER_EVENT_DESC 12
 #define NAME_ALIGN      64             /* a feature's string is padded to this */
 #define KERNEL_MMAP    "[kernel.kallsyms]_text"
 #define KERNEL_DSO     "[kernel.kallsyms]"
@@ -198,6 +201,46 @@ static void build_ids(struct buf *b, const struct symbolizer *sy, const struct s
 	}
 }
 
+/* The event a sample of the set's unit is: clock ticks are perf's own
+ * cpu-clock, a tick's period in nanoseconds; instructions and cycles its
+ * hardware counters, and anything else (system-call hits) a counting
+ * software event named by HEADER_EVENT_DESC; each of those a sample per
+ * count, period 1, and never time. */
+static void event_of(const struct sampleset *ss, struct perf_event_attr *a, const char **name)
+{
+	const struct unit *u = sampleset_unit(ss);
+
+	*name = NULL;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = ss->hz > 0 ? (uint64_t)(1e9 / ss->hz) : 1000000;
+	if (u->timed)
+		return;
+	a->sample_period = 1;
+	if (ss->unit == UNIT_INSNS || ss->unit == UNIT_CYCLES) {
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = ss->unit == UNIT_INSNS ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_CPU_CYCLES;
+		return;
+	}
+	/* a software event that counts (perf script prints no addresses for
+	 * its dummy one): perf shows it by the name */
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	*name = u->type;
+}
+
+/* HEADER_EVENT_DESC: the one event, its attribute and its name (perf
+ * looks the event up by its id: it has one, 1) */
+static void event_desc(struct buf *b, const struct perf_event_attr *a, const char *name)
+{
+	put32(b, 1);
+	put32(b, sizeof *a);
+	put(b, a, sizeof *a);
+	put32(b, 1);
+	put32(b, (uint32_t)padded_len(name, NAME_ALIGN));
+	put_padded(b, name, NAME_ALIGN);
+	put64(b, 1);
+}
+
 static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, const struct sampleset *ss,
 		      const struct profile *p)
 {
@@ -206,21 +249,22 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 	struct buf data = { 0 }, feat = { 0 }, rec = { 0 };
 	uint64_t samples_size = 0;
 	size_t n = sampleset_nstacks(ss);
-	uint64_t period = ss->hz > 0 ? (uint64_t)(1e9 / ss->hz) : 1000000, time = 0;
+	uint64_t period, time = 0;
+	const char *event;
 	uint32_t *pid_of_mod = kp_calloc(ss->nmods + 1, sizeof *pid_of_mod);
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
 	size_t npids = 0;
 	const struct kelf *kk = elf_of(sy, 0);
-	struct file_section sect[2];
+	struct file_section sect[3];
+	size_t nsect = 2;
 	int r;
 
 	(void)wo, (void)p;
 	memset(&fh, 0, sizeof fh);
 	memset(&fa, 0, sizeof fa);
-	fa.attr.type = PERF_TYPE_SOFTWARE;
 	fa.attr.size = sizeof fa.attr;
-	fa.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	fa.attr.sample_period = period;
+	event_of(ss, &fa.attr, &event);
+	period = fa.attr.sample_period;
 	fa.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
 			      PERF_SAMPLE_CALLCHAIN;
 	fa.attr.mmap = 1;
@@ -271,6 +315,12 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 	fh.attr_size = sizeof fa;
 	fh.attrs = (struct file_section){ sizeof fh, sizeof fa };
 	fh.features[0] = 1ull << HEADER_BUILD_ID | 1ull << HEADER_ARCH;
+	if (event) {
+		event_desc(&feat, &fa.attr, event);
+		sect[2].size = feat.len - sect[0].size - sect[1].size;
+		fh.features[0] |= 1ull << HEADER_EVENT_DESC;
+		nsect = 3;
+	}
 
 	/* a sample per tick, streamed: their size first, for the header */
 	for (int pass = 0; pass < 2; pass++) {
@@ -322,15 +372,16 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 		}
 		if (pass == 0) {
 			fh.data = (struct file_section){ sizeof fh + sizeof fa, data.len + samples_size };
-			sect[0].offset = fh.data.offset + fh.data.size + sizeof sect;
-			sect[1].offset = sect[0].offset + sect[0].size;
+			sect[0].offset = fh.data.offset + fh.data.size + nsect * sizeof sect[0];
+			for (size_t k = 1; k < nsect; k++)
+				sect[k].offset = sect[k - 1].offset + sect[k - 1].size;
 			fwrite(&fh, sizeof fh, 1, out);
 			fwrite(&fa, sizeof fa, 1, out);
 			if (data.len)
 				fwrite(data.p, data.len, 1, out);
 		}
 	}
-	fwrite(sect, sizeof sect, 1, out);
+	fwrite(sect, sizeof sect[0], nsect, out);
 	fwrite(feat.p, feat.len, 1, out);
 	r = ferror(out) ? -1 : 0;
 	free(data.p);

@@ -3,7 +3,9 @@
  * which `go tool pprof` reads: a mapping per module with its file and GNU
  * build-id, a function per symbol and a location per address, already
  * symbolized; each sample the leaf first, its values the samples and the
- * cpu time they stand for (samples x period). */
+ * cpu time they stand for (samples x period) when they are clock ticks,
+ * or else the one count the set has (system-call hits, instructions), by
+ * the sample set's unit. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -75,7 +77,11 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	Mapping **mapp = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *mapp);
 	Location *lv = NULL, **lp = NULL;
 	Function *fv = NULL, **fp = NULL;
-	int64_t period = ss->hz > 0 ? (int64_t)(1e9 / ss->hz) : 1000000;
+	const struct unit *u = sampleset_unit(ss);
+	/* clock ticks: samples, and the cpu time they stand for (the period
+	 * a tick's); any other count is one value, its own, each of period 1 */
+	size_t nvalues = u->timed ? 2 : 1;
+	int64_t period = !u->timed ? 1 : ss->hz > 0 ? (int64_t)(1e9 / ss->hz) : 1000000;
 	uint8_t *buf;
 	size_t len;
 	int r;
@@ -84,12 +90,14 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	str(&st, "");
 	types[0] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	types[1] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	types[0].type = str(&st, "samples");
-	types[0].unit = str(&st, "count");
-	types[1].type = str(&st, "cpu");
-	types[1].unit = str(&st, "nanoseconds");
-	period_type.type = types[1].type;
-	period_type.unit = types[1].unit;
+	types[0].type = str(&st, u->type);
+	types[0].unit = str(&st, u->pprof_unit);
+	if (u->timed) {
+		types[1].type = str(&st, "cpu");
+		types[1].unit = str(&st, "nanoseconds");
+	}
+	period_type.type = types[nvalues - 1].type;
+	period_type.unit = types[nvalues - 1].unit;
 	for (size_t m = 0; m < ss->nmods; m++) {
 		const struct kelf *ke = m < sy->nof && sy->of[m] >= 0 ? &sy->elfs[sy->of[m]] : NULL;
 
@@ -115,10 +123,11 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		*s = (Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
 		s->n_location_id = nfr;
 		s->location_id = kp_calloc(nfr, sizeof *s->location_id);
-		s->n_value = 2;
-		s->value = kp_calloc(2, sizeof *s->value);
+		s->n_value = nvalues;
+		s->value = kp_calloc(nvalues, sizeof *s->value);
 		s->value[0] = (int64_t)w;
-		s->value[1] = (int64_t)w * period;
+		if (nvalues > 1)
+			s->value[1] = (int64_t)w * period;
 		for (uint32_t k = 0; k < nfr; k++) {
 			/* a location per address; below the leaf the address is a
 			 * return address, and its function is its call's */
@@ -177,7 +186,7 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	fp = kp_calloc(fns.n ? fns.n : 1, sizeof *fp);
 	for (size_t i = 0; i < fns.n; i++)
 		fp[i] = &fv[i];
-	pr.n_sample_type = 2;
+	pr.n_sample_type = nvalues;
 	pr.sample_type = typep;
 	pr.n_sample = nsamp;
 	pr.sample = samplep;

@@ -2,7 +2,8 @@
  * file format (its file-format-schema.json): one "sampled" profile per
  * process, unit "none", each sample a stack of indices into the shared
  * frame table from the root (the outermost caller) to the leaf, with its
- * weight in samples. Kernel frames are named "name [k]". speedscope and
+ * weight in samples (or in the set's count: the names say "(system-call
+ * hits)" when they are not clock ticks). Kernel frames are named "name [k]". speedscope and
  * the Firefox Profiler open it. */
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	uint32_t *pids = kp_calloc(n + 1, sizeof *pids);
 	size_t npids = 0, nall = 0, capall = 0, *first_of = kp_calloc(n + 1, sizeof *first_of);
 	uint32_t *all = NULL;
+	const struct unit *u = sampleset_unit(ss);
+	char what[64] = "";
 
 	(void)wo, (void)p;
 	/* the processes, in the order they first appear */
@@ -89,9 +92,14 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 			all[nall++] = (uint32_t)idx[j];
 	}
 	first_of[n] = nall;
+	/* speedscope's units are time's and bytes: a count of anything is
+	 * "none", and what it counts, when not the clock's ticks, is said in
+	 * the names */
+	if (!u->timed)
+		snprintf(what, sizeof what, " (%s)", u->what);
 	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
-		"\"exporter\":\"kprof %s\",\"name\":\"kprof %s\",\"activeProfileIndex\":0,\n"
-		"\"shared\":{\"frames\":[", KPROF_VERSION, ss->format);
+		"\"exporter\":\"kprof %s\",\"name\":\"kprof %s%s\",\"activeProfileIndex\":0,\n"
+		"\"shared\":{\"frames\":[", KPROF_VERSION, ss->format, what);
 	for (size_t i = 0; i < t.n; i++) {
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		json_string(out, t.v[i]);
@@ -101,7 +109,7 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	for (size_t k = 0; k < npids; k++) {
 		uint64_t total = 0;
 		int first = 1;
-		char pname[64];
+		char pname[128];
 
 		for (size_t i = 0; i < n; i++) {
 			uint64_t w;
@@ -112,7 +120,10 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 		}
 		if (!total)
 			continue;
-		snprintf(pname, sizeof pname, pids[k] ? "pid %u" : "idle and unknown", pids[k]);
+		if (pids[k])
+			snprintf(pname, sizeof pname, "pid %u%s", pids[k], what);
+		else
+			snprintf(pname, sizeof pname, "idle and unknown%s", what);
 		fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", nprof++ ? "," : "");
 		json_string(out, pname);
 		fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%ju,\"samples\":[",

@@ -1,6 +1,10 @@
 /* wr_text.c: the writer of the text reports, Plan 9 kprof style: a header
  * with the tick totals, then `ms  %  samples  what` rows, most samples
- * first: a row per symbol, per source line (--lines) or per bin (--addr). */
+ * first: a row per frame as every writer names it (a symbol, and apart
+ * from it the code inlined into it, "main;bubble"; --no-inline: symbols
+ * only), per source line (--lines) or per bin (--addr).
+ * Counts that are not clock ticks (system-call hits, instructions) are
+ * shown in their unit, with no time: `%  hits  what`. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -8,7 +12,7 @@
 
 #include "kprof.h"
 
-#define UNKNOWN "<unknown>"        /* kernel bins no symbol (or line) owns */
+#define UNKNOWN ROW_UNKNOWN        /* kernel bins no symbol (or line) owns */
 #define OUTSIDE "<outside text>"   /* kernel ticks with no bin at all */
 
 struct row {
@@ -37,6 +41,19 @@ static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
+/* A total's line: its count in the set's unit, its share, and for clock
+ * ticks their time; counts of anything else are never made seconds. */
+static void total_line(FILE *out, const char *what, uint64_t n, const struct sampleset *ss)
+{
+	const struct unit *u = sampleset_unit(ss);
+
+	if (u->timed)
+		fprintf(out, "%-7s %10ju %s  %6.2f%%  %10.3f s\n", what, (uintmax_t)n, u->count,
+			pct(n, ss->total), (double)n / ss->hz);
+	else
+		fprintf(out, "%-7s %10ju %s  %6.2f%%\n", what, (uintmax_t)n, u->count, pct(n, ss->total));
+}
+
 static void header(FILE *out, const struct symbolizer *sy, const struct sampleset *ss,
 		   const struct profile *p)
 {
@@ -58,17 +75,15 @@ static void header(FILE *out, const struct symbolizer *sy, const struct samplese
 		fprintf(out, "text    0x%08jx-0x%08jx  res %u (%u byte%s per bin)  %ju bins  clock %.3f Hz\n",
 			(uintmax_t)ss->text_start, (uintmax_t)ss->text_end, ss->res, 1u << ss->res,
 			ss->res ? "s" : "", (uintmax_t)ss->nbins, hz);
-	else
+	else if (sampleset_unit(ss)->timed)
 		fprintf(out, "clock   %.3f Hz  (%s)\n", hz, ss->format);
-	fprintf(out, "total   %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)ss->total,
-		pct(ss->total, ss->total), (double)ss->total / hz);
-	fprintf(out, "kernel  %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)(ss->kernel - ss->idle),
-		pct(ss->kernel - ss->idle, ss->total), (double)(ss->kernel - ss->idle) / hz);
+	else
+		fprintf(out, "counts  %s  (%s): not time\n", sampleset_unit(ss)->what, ss->format);
+	total_line(out, "total", ss->total, ss);
+	total_line(out, "kernel", ss->kernel - ss->idle, ss);
 	if (ss->has_idle)
-		fprintf(out, "idle    %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)ss->idle,
-			pct(ss->idle, ss->total), (double)ss->idle / hz);
-	fprintf(out, "user    %10ju ticks  %6.2f%%  %10.3f s\n", (uintmax_t)user, pct(user, ss->total),
-		(double)user / hz);
+		total_line(out, "idle", ss->idle, ss);
+	total_line(out, "user", user, ss);
 	if (ss->has_saturated && ss->saturated > 0)
 		fprintf(out, "saturated %ju samples hit a full counter (%#x): those counts are lower bounds\n",
 			(uintmax_t)ss->saturated, KPDATA_MAX);
@@ -100,37 +115,55 @@ static struct row *add(struct row *rows, size_t *n, uint64_t count, const char *
 	return r;
 }
 
-/* A symbol's name in the rows: with its module's name when the dump has
- * several modules (the dump's own name for it, which tells apart two
- * modules named by one ELF: a program and its stripped copy). */
-static char *symname(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod,
-		     const struct ksym *k)
-{
-	const char *path, *slash;
+/* a count charged to a symbol, by the name of its frame there */
+struct named {
+	uint32_t mod;
+	int32_t sym;
+	const char *name;              /* frame_name's: one pointer per string */
+	uint64_t count;
+};
 
-	if (ss->nmods <= 1)
-		return kp_strdup(k->name);
-	path = ss->mods[mod].path ? ss->mods[mod].path : sy->elfs[sy->of[mod]].path;
-	slash = strrchr(path, '/');
-	return kp_fmt("%s!%s", slash ? slash + 1 : path, k->name);
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : (uintptr_t)x->name > (uintptr_t)y->name;
 }
 
-static size_t rows_by_symbol(struct row *rows, const struct symbolizer *sy,
-			     const struct sampleset *ss, const struct profile *p)
+/* A row per frame name, as every writer names the frame (frame_name):
+ * a symbol's counts, and apart from them those in code inlined into it,
+ * "main;bubble" (unless --no-inline); rows of two symbols of one name
+ * stay two. */
+static size_t rows_by_symbol(struct row *rows, struct symbolizer *sy, const struct sampleset *ss,
+			     const struct profile *p)
 {
-	size_t n = 0;
+	struct named *v = kp_calloc(p->nhits ? p->nhits : 1, sizeof *v);
+	size_t n = 0, nv = 0;
 
-	for (size_t m = 0; m < ss->nmods; m++) {
-		const struct kelf *ke;
+	for (size_t i = 0; i < p->nhits; i++) {
+		const struct flat *h = &ss->flat[i];
 
-		if (sy->of[m] < 0)
-			continue;
-		ke = &sy->elfs[sy->of[m]];
-		for (size_t i = 0; i < ke->nsyms; i++)
-			if (p->symcount[m][i])
-				add(rows, &n, p->symcount[m][i], ke->syms[i].name, ke->syms[i].value,
-				    symname(sy, ss, (uint32_t)m, &ke->syms[i]));
+		if (p->hits[i].sym < 0 || !h->count)
+			continue;               /* p->unknown has it */
+		v[nv++] = (struct named){ h->mod, p->hits[i].sym,
+					  frame_name(sy, &(struct frame){ h->mod, h->addr }, 1), h->count };
 	}
+	qsort(v, nv, sizeof *v, cmp_named);
+	for (size_t i = 0; i < nv; ) {
+		size_t j = i;
+		uint64_t c = 0;
+
+		while (j < nv && !cmp_named(&v[i], &v[j]))
+			c += v[j++].count;
+		add(rows, &n, c, v[i].name, sy->elfs[sy->of[v[i].mod]].syms[v[i].sym].value,
+		    frame_label(sy, ss, v[i].mod, v[i].name));
+		i = j;
+	}
+	free(v);
 	if (p->unknown)
 		add(rows, &n, p->unknown, UNKNOWN, 0, kp_strdup(UNKNOWN));
 	return n;
@@ -219,7 +252,7 @@ static size_t rows_by_addr(struct row *rows, const struct symbolizer *sy,
 			disasm_bin(&d, ke, rg, h->addr, ss->bin ? ss->bin : (uint64_t)1 << ss->res, insn,
 				   sizeof insn);
 		if (s) {
-			char *sn = symname(sy, ss, h->mod, s);
+			char *sn = frame_label(sy, ss, h->mod, s->name);
 
 			name = kp_fmt("%s+0x%jx", sn, (uintmax_t)(h->addr - s->value));
 			free(sn);
@@ -250,6 +283,8 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	struct row *rows;
 	size_t n = 0, shown, nrows = p->nhits + 2, width = sizeof "symbol+offset" - 1;
 	double hz = ss->hz;
+	const struct unit *u = sampleset_unit(ss);
+	int cw = strlen(u->column) > 9 ? (int)strlen(u->column) : 9;    /* the count column */
 
 	/* before any output, so a failure leaves no half report */
 	if (wo->by == BY_LINE) {
@@ -278,23 +313,30 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	qsort(rows, n, sizeof *rows, cmp_row);
 	shown = wo->top > 0 && (size_t)wo->top < n ? (size_t)wo->top : n;
 
-	fprintf(out, "rows: ms = samples * 1000 / %.3f Hz; %% of the %ju %s ticks\n",
-		hz, (uintmax_t)p->kernel, ss->scope ? ss->scope : "kernel");
+	/* clock ticks are time too (ms); any other count only its number */
+	if (u->timed)
+		fprintf(out, "rows: ms = samples * 1000 / %.3f Hz; %% of the %ju %s ticks\n",
+			hz, (uintmax_t)p->kernel, ss->scope ? ss->scope : "kernel");
+	else
+		fprintf(out, "rows: %s; %% of the %ju %s %s\n", u->what, (uintmax_t)p->kernel,
+			ss->scope ? ss->scope : "kernel", u->count);
+	if (u->timed)
+		fprintf(out, "%10s ", "ms");
 	if (wo->by == BY_ADDR) {
 		for (size_t i = 0; i < shown; i++)
 			if (strlen(rows[i].label) > width)
 				width = strlen(rows[i].label);
-		fprintf(out, "%10s %7s %9s  %-8s  %-*s  %s\n", "ms", "%", "samples", "address",
+		fprintf(out, "%7s %*s  %-8s  %-*s  %s\n", "%", cw, u->column, "address",
 			(int)width, "symbol+offset", "instruction");
 	} else {
-		fprintf(out, "%10s %7s %9s  %s\n", "ms", "%", "samples",
-			wo->by == BY_LINE ? "file:line" : "symbol");
+		fprintf(out, "%7s %*s  %s\n", "%", cw, u->column, wo->by == BY_LINE ? "file:line" : "symbol");
 	}
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
-		fprintf(out, "%10.1f %7.2f %9ju  ", (double)r->count * 1000.0 / hz,
-			pct(r->count, p->kernel), (uintmax_t)r->count);
+		if (u->timed)
+			fprintf(out, "%10.1f ", (double)r->count * 1000.0 / hz);
+		fprintf(out, "%7.2f %*ju  ", pct(r->count, p->kernel), cw, (uintmax_t)r->count);
 		if (wo->by != BY_ADDR)
 			fprintf(out, "%s\n", r->label);
 		else if (r->k1[0] == '\0')
