@@ -56,9 +56,7 @@ static void record(struct kstat *k, uint64_t d)
 
 static struct kstat *site_of(uint32_t site)
 {
-	uint32_t h = (site >> 2) % NSITES;
-
-	for (int i = 0; i < NSITES; i++, h = (h + 1) % NSITES) {
+	for_each_probe(h, site * 2654435761u, NSITES, NSITES) {
 		if (kc.site[h] == site)
 			return &kc.sites[h];
 		if (!kc.site[h]) {

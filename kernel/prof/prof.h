@@ -236,6 +236,20 @@ static inline bool prof_step(struct proc *p, struct trapframe *tf)
 	return true;
 }
 
+/* The engines' hash tables (open addressing, linear probing): the slots
+ * to try for hash h in a table of n, at most max of them, from h's home
+ * slot (its high bits scaled to n: a multiply, no division), wrapping at
+ * the end:
+ *     for_each_probe(i, h, n, max) { if (slot i is h's or free) ...; }
+ * after which none was. */
+static inline uint32_t prof_probe_home(uint32_t h, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)h * n) >> 32);
+}
+#define for_each_probe(i, h, n, max) \
+	for (uint32_t i = prof_probe_home(h, n), probe_left_ = (max); probe_left_ > 0; \
+	     probe_left_--, i = i + 1 == (n) ? 0 : i + 1)
+
 /* A counter that stops at 0xFFFFFFFF instead of wrapping; what did not
  * fit is added to *lost. */
 static inline void prof_add_sat(uint32_t *c, uint32_t w, uint32_t *lost)

@@ -101,9 +101,7 @@ static inline uint32_t hash(uint32_t sum, uint32_t pid, uint32_t meta)
 static inline __attribute__((always_inline)) void count(const uint32_t *buf, uint32_t nkey, uint32_t h,
 							 uint32_t w)
 {
-	uint32_t i = (uint32_t)(((uint64_t)h * st.nslots) >> 32);
-
-	for (uint32_t probe = 0; probe < 32; probe++) {
+	for_each_probe(i, h, st.nslots, 32) {
 		struct entry *e = slot(i);
 
 		if (e->hash == h && arch_words_equal(e->w + W_PID, buf + W_PID, nkey)) {
@@ -119,8 +117,6 @@ static inline __attribute__((always_inline)) void count(const uint32_t *buf, uin
 			st.used++;
 			return;
 		}
-		if (++i == st.nslots)
-			i = 0;
 	}
 	st.dropped += w;
 }

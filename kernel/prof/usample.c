@@ -25,13 +25,13 @@ static struct prof_engine engine;
 
 static void ARCH_FASTCALL us_sample(const struct prof_sample *s)
 {
-	uint32_t pc = s->pc, flags = s->flags, h = (pc * 2654435761u) >> 20;
+	uint32_t pc = s->pc, flags = s->flags;
 	struct proc *p = s->p;
 
 	if (p != target || !prof_user(flags))
 		return;
 	nsamples += prof_weight(flags);
-	for (int i = 0; i < PROBES; i++, h = (h + 1) % NSLOT) {
+	for_each_probe(h, pc * 2654435761u, NSLOT, PROBES) {
 		if (slot[h].count == 0)
 			slot[h].pc = pc;
 		if (slot[h].pc == pc) {
