@@ -238,13 +238,13 @@ static void mc_spawn(struct proc *p, const struct elf_image *img)
  * clock's samples are */
 static void mc_syscall(struct proc *p, uint32_t num, bool done)
 {
-	struct prof_sample s = {
-		.pc = syscall_handler(num), .flags = 1 | PROF_KERNEL | PROF_SYSCALL,
-		.p = p, .tf = p ? p->tf : NULL,
-	};
+	struct prof_sample s;
 
-	if (!done && mc.running > 0 && p)
-		engine.sample(&s);
+	if (done || mc.running <= 0 || !p)
+		return;
+	s = (struct prof_sample){ .pc = syscall_handler(num), .flags = 1 | PROF_KERNEL | PROF_SYSCALL,
+				  .p = p, .tf = p->tf };
+	engine.sample(&s);
 }
 
 static struct prof_engine engine = {
