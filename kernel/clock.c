@@ -251,7 +251,7 @@ void clock_intr(void)
 			yield();
 		if (p->killed)
 			proc_exit(WSTATUS_KILLED);
-		prof_userret(p, tf);
+		prof_userret(p, p->tf);         /* tf: a user tick's frame is p's */
 	}
 }
 

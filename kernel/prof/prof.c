@@ -60,7 +60,7 @@ static int nkc;
  * least. A hook's can run inside another's, or inside the tick's (a
  * sample or hook that turns interrupts off reaches the kernel-call hook
  * in splhi): a count. */
-static bool in_tick_fanout;
+static volatile uint32_t in_tick_fanout;     /* a word: stored as an immediate */
 static int in_fanout;
 static bool rebuild_pending;
 
@@ -134,11 +134,12 @@ static void ARCH_FASTCALL fanout(const struct prof_sample *s)
 {
 	prof_sample_fn *f = tickfns;
 
-	in_tick_fanout = true;
+	/* the flag's stores as immediates (gcc moves them through a register) */
+	__asm__ volatile("movl $1, %0" : "=m"(in_tick_fanout));
 	do
 		(*f)(s);
 	while (*++f);
-	in_tick_fanout = false;
+	__asm__ volatile("movl $0, %0" : "=m"(in_tick_fanout));
 	if (rebuild_pending && !in_fanout) {
 		rebuild_pending = false;
 		rebuild();
