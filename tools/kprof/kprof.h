@@ -199,6 +199,11 @@ struct sampleset {
 	size_t narcs;
 	uint64_t lost_samples, lost_arcs;      /* gmon's: to full bins, a full arc table */
 	struct heatmark *heat;         /* exact durations and marks, parallel to flat, or NULL */
+	/* the engine's own records as its reader parsed them, for the view
+	 * of that engine (struct dosprof for "dosprof"), or NULL; the set
+	 * owns them and frees them with payload_free */
+	void *payload;
+	void (*payload_free)(void *payload);
 };
 
 void sampleset_free(struct sampleset *ss);
@@ -426,22 +431,62 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *r,
 
 enum { BY_SYMBOL, BY_LINE, BY_ADDR };
 
+#define WOPT_MAX 8                     /* options in a writer's table */
+#define VIEW_MAX_ELFS 64               /* --elf files, and the first ELF */
+
 struct wopts {
 	int by;                        /* text: BY_* */
-	long top;                      /* text: 0 for every row */
+	long top;                      /* text: 0 for every row; a view's --top */
 	const char *outdir;            /* for writers that make files */
 	const char *func;              /* calls: --callers or --callees FUNC */
 	int callers;                   /* calls: 1 for --callers */
+	/* a view's command line (view_main): its options' values by their
+	 * place in the writer's table ("" for a flag given, NULL for one not),
+	 * the ELFs (--elf's after the first) and the dumps */
+	const char *arg[WOPT_MAX];
+	const char *elfs[VIEW_MAX_ELFS];
+	size_t nelfs;
+	const char *dumps[2];
 };
+
+/* One option of a writer's own: --name, with a value when value names it
+ * ("N" in the help), or a flag. view_main parses every writer's options
+ * from these tables; --help, --top (kp_parse_top), --force and --elf
+ * (repeated) mean the same in every view. */
+struct wopt {
+	const char *name;
+	const char *value;             /* NULL: a flag */
+	const char *help;              /* a line of --help (a '\n' goes on below it) */
+	char letter;                   /* its short form (-o), or 0 */
+};
+
+struct pipe;
 
 struct writer {
 	const char *name;
 	int needs_dir;                 /* takes -o DIR */
 	int (*write)(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		     const struct sampleset *ss, const struct profile *p);
+	/* a view of its own, `kprof NAME [options] ELF DUMP...` (write is NULL):
+	 * what the report's --format does not pick */
+	int ninputs;                   /* the dumps it takes: 1, or 2 (accuracy, diff) */
+	const char *formats[2];        /* the reader each dump must be; NULL: any */
+	const struct wopt *opts;       /* its options, ending in { NULL } */
+	long top;                      /* --top's default: 0 for every row */
+	const char *usage;             /* "kprof NAME [--top N] ... ELF DUMP" */
+	const char *wants;             /* its arguments, for the usage error */
+	const char *about;             /* --help's text between usage and options */
+	/* in[0 .. ninputs): the dumps through the pipeline, each paired with
+	 * the same ELFs; 0 or 1 (an exit status), or -1 after kp_error */
+	int (*view)(FILE *out, const struct wopts *wo, struct pipe *in);
 };
 
 extern const struct writer *const writers[];     /* NULL-terminated */
+/* the value of a view's option by name: NULL when not given, "" a flag */
+const char *wopt_arg(const struct writer *w, const struct wopts *wo, const char *name);
+/* `kprof NAME ...` (argv[0] is NAME): the options by w's table, the dumps
+ * through the pipeline, then w->view; the exit status */
+int view_main(const struct writer *w, int argc, char **argv);
 
 /* wr_folded.c: the stacks as folded lines ("root;...;leaf", kernel frames
  * KERNEL_SUFFIX), sorted and merged; for the folded and flame graph writers */
@@ -459,7 +504,7 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 	       const struct unit *u);
 const struct writer *writer_named(const char *name);
 
-/* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */
+/* ---- rd_gmon.c and wr_gmon.c: profil(2)'s gmon files ---- */
 
 #define GMON_MAX_BYTES (64u << 20)   /* larger than any file the guest can write */
 
@@ -475,7 +520,6 @@ int gmon_is(const unsigned char *d, size_t len);
 int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *name);
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
-int gmon_main(int argc, char **argv);
 int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
 /* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */

@@ -122,12 +122,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_FORMAT:
 			o->writer = writer_named(optarg);
-			if (o->writer == NULL) {
+			if (o->writer == NULL || !o->writer->write) {   /* a view is a subcommand */
 				char names[256] = "";
 
 				for (size_t i = 0; writers[i]; i++)
-					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-						 i ? ", " : "", writers[i]->name);
+					if (writers[i]->write)
+						snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+							 names[0] ? ", " : "", writers[i]->name);
 				fprintf(stderr, "kprof: unknown --format %s (%s); usage: %s\n", optarg, names, USAGE);
 				return -1;
 			}
@@ -166,7 +167,6 @@ static const struct {
 	const char *name, *what;
 	int (*main)(int argc, char **argv);
 } subcmds[] = {
-	{ "gmon", "kprof gmon PROG.elf GMON: a gmon file's flat profile with call counts, as gprof's", gmon_main },
 	{ "dosprof", "kprof dosprof ELF DUMP: a DosProfile dump in OS/2's terms (slots, hits, pages)", dosprof_main },
 	{ "heat", "kprof heat PROG.elf HEAT: exact instruction counts per function, --annotate", heat_main },
 	{ "accuracy", "kprof accuracy PROG.elf HEAT SAMPLES: a sampled profile against the exact one", accuracy_main },
@@ -180,7 +180,8 @@ static void version(void)
 		printf(" %s", readers[i]->name);
 	printf("\nwrites:");
 	for (size_t i = 0; writers[i]; i++)
-		printf(" %s", writers[i]->name);
+		if (writers[i]->write)
+			printf(" %s", writers[i]->name);
 	printf("\n");
 }
 
@@ -191,6 +192,8 @@ int main(int argc, char **argv)
 	struct ropen ro = { 0 };
 	int status = 2;
 
+	if (argc > 1 && writer_named(argv[1]) && writer_named(argv[1])->view)
+		return view_main(writer_named(argv[1]), argc - 1, argv + 1);
 	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
 		if (strcmp(argv[1], subcmds[i].name) == 0)
 			return subcmds[i].main(argc - 1, argv + 1);

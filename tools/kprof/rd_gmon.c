@@ -1,6 +1,6 @@
 /* rd_gmon.c: the reader for profil(2)'s gmon files (the 4.4BSD layout of
  * include/abi/gmon.h): the bins become flat counts at each bin's first
- * byte, in one module, the program; its arcs are gmon.c's (kprof gmon). */
+ * byte, in one module, the program; its arcs are wr_gmon.c's (kprof gmon). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
