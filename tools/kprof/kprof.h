@@ -482,8 +482,9 @@ struct writer {
 };
 
 extern const struct writer *const writers[];     /* NULL-terminated */
-/* the value of a view's option by name: NULL when not given, "" a flag */
-const char *wopt_arg(const struct writer *w, const struct wopts *wo, const char *name);
+/* the value of a view's option by name (opts: its writer's table): NULL
+ * when not given, "" for a flag */
+const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name);
 /* `kprof NAME ...` (argv[0] is NAME): the options by w's table, the dumps
  * through the pipeline, then w->view; the exit status */
 int view_main(const struct writer *w, int argc, char **argv);
@@ -522,7 +523,7 @@ uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
 int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
-/* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
+/* ---- rd_dosprof.c and wr_dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 
 #define DPDUMP_MAX_BYTES (64u << 20)  /* a full session's dump is a few MiB */
 
@@ -542,9 +543,9 @@ struct dosprof {                   /* a parsed dump, pointing into its bytes */
 	} det[PRF_MAXSLOTS];
 	int ndet;
 	uint64_t samples;              /* every counter's sum, as the guest's PCT */
+	unsigned char *bytes;          /* as a sample set's payload: the dump's bytes, its own */
 };
 
 int dosprof_parse(struct dosprof *d, const unsigned char *buf, size_t len, const char *name);
-int dosprof_main(int argc, char **argv);
 
 #endif

@@ -32,7 +32,8 @@
 	X(pprof) \
 	X(perf) \
 	X(calls) \
-	X(gmon)
+	X(gmon) \
+	X(dosprof)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
@@ -221,10 +222,10 @@ int kp_parse_top(const char *arg, long *top, const char *usage)
 	return 0;
 }
 
-const char *wopt_arg(const struct writer *w, const struct wopts *wo, const char *name)
+const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name)
 {
-	for (size_t i = 0; w->opts && w->opts[i].name; i++)
-		if (strcmp(w->opts[i].name, name) == 0)
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (strcmp(opts[i].name, name) == 0)
 			return wo->arg[i];
 	return NULL;
 }
@@ -345,7 +346,7 @@ int view_main(const struct writer *w, int argc, char **argv)
 	wo.nelfs = 1;                   /* elfs[0] is the first argument */
 	if ((r = view_opts(w, &wo, argc, argv)) >= 0)
 		return r;
-	force = wopt_arg(w, &wo, "force") != NULL;
+	force = wopt_arg(w->opts, &wo, "force") != NULL;
 	for (int i = 0; i < w->ninputs; i++) {
 		ro.path = wo.dumps[i];
 		if (pipe_open(&in[i], wo.elfs, wo.nelfs, &ro, w->formats[i], force) < 0)
