@@ -33,7 +33,8 @@
 	X(perf) \
 	X(calls) \
 	X(gmon) \
-	X(dosprof)
+	X(dosprof) \
+	X(heat)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
@@ -244,11 +245,12 @@ static int wopt_label(char *buf, size_t n, const struct wopt *o)
 static void view_help(const struct writer *w)
 {
 	char label[64];
-	int col = 0;
+	int col = 8;                   /* the help at least 2 past the widest label */
 
 	for (size_t i = 0; w->opts[i].name; i++)
 		if (w->opts[i].help && wopt_label(label, sizeof label, &w->opts[i]) > col)
 			col = (int)strlen(label);
+	col += 2;
 	printf("usage: %s\n\n%s", w->usage, w->about);
 	for (size_t i = 0; w->opts[i].name; i++) {
 		const char *h = w->opts[i].help;
@@ -256,9 +258,9 @@ static void view_help(const struct writer *w)
 		if (!h)
 			continue;
 		wopt_label(label, sizeof label, &w->opts[i]);
-		printf("  %-*s   ", col, label);
+		printf("  %-*s", col, label);
 		for (size_t len; (len = strcspn(h, "\n")) < strlen(h); h += len + 1)
-			printf("%.*s\n  %-*s   ", (int)len, h, col, "");
+			printf("%.*s\n  %-*s", (int)len, h, col, "");
 		printf("%s\n", h);
 	}
 }
