@@ -8,11 +8,8 @@
 #include <stdint.h>
 #include "kprof.h"
 
-/* statistics, for accuracy.c and its tests */
+/* statistics, for wr_accuracy.c and its tests */
 double binom_mean_abs_dev(uint64_t n, double p);        /* E|X - np|, X ~ B(n, p) */
 double spearman(const double *x, const double *y, size_t n);
-
-/* the subcommands: kprof heat ..., kprof accuracy ... (argv[0] is the name) */
-int accuracy_main(int argc, char **argv);
 
 #endif

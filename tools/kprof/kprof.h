@@ -476,6 +476,9 @@ struct writer {
 	const char *usage;             /* "kprof NAME [--top N] ... ELF DUMP" */
 	const char *wants;             /* its arguments, for the usage error */
 	const char *about;             /* --help's text between usage and options */
+	/* the options' values, checked before the dumps are read: 0, or -1
+	 * after its one "kprof: " line; NULL: none to check */
+	int (*check)(const struct wopts *wo);
 	/* in[0 .. ninputs): the dumps through the pipeline, each paired with
 	 * the same ELFs; 0 or 1 (an exit status), or -1 after kp_error */
 	int (*view)(FILE *out, const struct wopts *wo, struct pipe *in);

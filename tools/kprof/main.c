@@ -167,7 +167,6 @@ static const struct {
 	const char *name, *what;
 	int (*main)(int argc, char **argv);
 } subcmds[] = {
-	{ "accuracy", "kprof accuracy PROG.elf HEAT SAMPLES: a sampled profile against the exact one", accuracy_main },
 	{ "diff", "kprof diff KERNEL.elf BASE NEW: what changed between two stack dumps", diff_main },
 };
 

@@ -34,7 +34,8 @@
 	X(calls) \
 	X(gmon) \
 	X(dosprof) \
-	X(heat)
+	X(heat) \
+	X(accuracy)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
@@ -325,6 +326,8 @@ static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **
 		}
 		wo->arg[k] = o->value ? optarg : "";
 	}
+	if (w->check && w->check(wo) < 0)
+		return 2;
 	if (argc - optind != 1 + w->ninputs) {
 		fprintf(stderr, "kprof: %s wants %s; usage: %s\n", w->name, w->wants, w->usage);
 		return 2;
