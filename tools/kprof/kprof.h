@@ -432,7 +432,7 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *r,
 enum { BY_SYMBOL, BY_LINE, BY_ADDR };
 
 #define WOPT_MAX 8                     /* options in a writer's table */
-#define VIEW_MAX_ELFS 64               /* --elf files, and the first ELF */
+#define VIEW_MAX_ELFS 65               /* the first ELF and 64 --elf files */
 
 struct wopts {
 	int by;                        /* text: BY_* */
@@ -524,7 +524,6 @@ int gmon_is(const unsigned char *d, size_t len);
 int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *name);
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
-int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
 /* ---- rd_dosprof.c and wr_dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 

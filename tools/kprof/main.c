@@ -162,14 +162,6 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* The subcommands: each its own view of a dump, through the same pipeline. */
-static const struct {
-	const char *name, *what;
-	int (*main)(int argc, char **argv);
-} subcmds[] = {
-	{ "diff", "kprof diff KERNEL.elf BASE NEW: what changed between two stack dumps", diff_main },
-};
-
 static void version(void)
 {
 	printf("kprof %s\nreads:", KPROF_VERSION);
@@ -189,11 +181,9 @@ int main(int argc, char **argv)
 	struct ropen ro = { 0 };
 	int status = 2;
 
+	/* the subcommands are the writers with views of their own */
 	if (argc > 1 && writer_named(argv[1]) && writer_named(argv[1])->view)
 		return view_main(writer_named(argv[1]), argc - 1, argv + 1);
-	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
-		if (strcmp(argv[1], subcmds[i].name) == 0)
-			return subcmds[i].main(argc - 1, argv + 1);
 	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
 		version();
 		return 0;

@@ -35,7 +35,8 @@
 	X(gmon) \
 	X(dosprof) \
 	X(heat) \
-	X(accuracy)
+	X(accuracy) \
+	X(diff)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
