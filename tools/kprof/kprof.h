@@ -227,14 +227,19 @@ struct ropen {                     /* what the command line gives a reader */
 struct reader {
 	const char *name;
 	int engine;                    /* DUMP_ENGINE_*; 0 for a headerless format */
+	/* NULL: the file's bytes (at most max) through parse, reader_parsefile */
 	int (*read)(struct sampleset *ss, const struct ropen *ro);
 	/* the same from memory, for the fuzzer and its replay test */
 	int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name);
+	size_t max;                    /* the most bytes a dump of it holds */
 };
 
 extern const struct reader *const readers[];     /* NULL-terminated */
 const struct reader *reader_named(const char *name);
 int reader_for(const char *path, const struct reader **r);
+/* read path's bytes (at most max) and parse them: a reader's read */
+int reader_parsefile(struct sampleset *ss, const char *path, size_t max,
+		     int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name));
 
 /* ---- dump.c: the common header of include/abi/dump.h ---- */
 

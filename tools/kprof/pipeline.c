@@ -101,6 +101,20 @@ int reader_for(const char *path, const struct reader **r)
 	return -1;
 }
 
+int reader_parsefile(struct sampleset *ss, const char *path, size_t max,
+		     int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name))
+{
+	unsigned char *buf;
+	size_t len;
+	int r;
+
+	if (kp_readfile(path, max, &buf, &len) < 0)
+		return -1;
+	r = parse(ss, buf, len, path);
+	free(buf);
+	return r;
+}
+
 const struct unit units[UNIT_N] = {
 	[UNIT_TICKS] = { "clock ticks", "ticks", "samples", "samples", "count", 1 },
 	[UNIT_SYSCALLS] = { "system-call hits", "hits", "hits", "syscalls", "count", 0 },
@@ -174,7 +188,8 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		 * kernel is the first ELF; a wrong one is refused below), but
 		 * for the bins in inlined code, whose frames are named apart */
 		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
-		if (pp->rd->read(&pp->ss, &r) < 0)
+		if ((pp->rd->read ? pp->rd->read(&pp->ss, &r) :
+		     reader_parsefile(&pp->ss, r.path, pp->rd->max, pp->rd->parse)) < 0)
 			return -1;
 	}
 	pp->ss.format = pp->rd->name;

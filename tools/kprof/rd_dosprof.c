@@ -251,4 +251,4 @@ static int dosprof_read(struct sampleset *ss, const struct ropen *ro)
 }
 
 const struct reader reader_dosprof = { "dosprof", DUMP_ENGINE_DOSPROF, dosprof_read,
-				       dosprof_parse_set };
+				       dosprof_parse_set, DPDUMP_MAX_BYTES };
