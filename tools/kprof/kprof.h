@@ -493,6 +493,10 @@ extern const struct writer *const writers[];     /* NULL-terminated */
 /* the value of a view's option by name (opts: its writer's table): NULL
  * when not given, "" for a flag */
 const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name);
+/* a view's option whose value is a number in [lo, hi], def when it is
+ * not given: 0, or -1 after "kprof: --NAME wants WHAT, not VALUE" */
+int wopt_number(const struct wopt *opts, const struct wopts *wo, const char *name, double def,
+		double lo, double hi, const char *what, double *v);
 /* `kprof NAME ...` (argv[0] is NAME): the options by w's table, the dumps
  * through the pipeline, then w->view; the exit status */
 int view_main(const struct writer *w, int argc, char **argv);

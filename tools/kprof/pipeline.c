@@ -248,6 +248,24 @@ const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char
 	return NULL;
 }
 
+int wopt_number(const struct wopt *opts, const struct wopts *wo, const char *name, double def,
+		double lo, double hi, const char *what, double *v)
+{
+	const char *arg = wopt_arg(opts, wo, name);
+	char *end;
+
+	*v = def;
+	if (!arg)
+		return 0;
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*v >= lo && *v <= hi)) {
+		fprintf(stderr, "kprof: --%s wants %s, not %s\n", name, what, arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* an option's name as --help shows it: "-o, --output FILE" */
 static int wopt_label(char *buf, size_t n, const struct wopt *o)
 {

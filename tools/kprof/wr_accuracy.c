@@ -11,7 +11,6 @@
  * SAMPLES is any dump the pipeline's readers take (a profil(2) gmon file,
  * say; its counts are charged at each bin's first byte) or "address
  * count" text, one sampled PC a line. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -159,19 +158,7 @@ static const struct wopt accuracy_opts[] = {
 /* --min-share PERCENT, 1 by default; -1 after its one line */
 static int min_share(const struct wopts *wo, double *minshare)
 {
-	const char *arg = wopt_arg(accuracy_opts, wo, "min-share");
-	char *end;
-
-	*minshare = 1.0;
-	if (!arg)
-		return 0;
-	errno = 0;
-	*minshare = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*minshare >= 0 && *minshare <= 100)) {
-		fprintf(stderr, "kprof: --min-share wants a percentage, not %s\n", arg);
-		return -1;
-	}
-	return 0;
+	return wopt_number(accuracy_opts, wo, "min-share", 1.0, 0, 100, "a percentage", minshare);
 }
 
 static int accuracy_check(const struct wopts *wo)

@@ -123,18 +123,7 @@ static const struct wopt diff_opts[] = {
 /* --threshold PCT, 2 points by default; -1 after its one line */
 static int threshold_of(const struct wopts *wo, double *threshold)
 {
-	const char *arg = wopt_arg(diff_opts, wo, "threshold");
-	char *end;
-
-	*threshold = 2.0;
-	if (!arg)
-		return 0;
-	*threshold = strtod(arg, &end);
-	if (end == arg || *end || !(*threshold >= 0 && *threshold <= 100)) {
-		fprintf(stderr, "kprof: --threshold wants percentage points, not %s\n", arg);
-		return -1;
-	}
-	return 0;
+	return wopt_number(diff_opts, wo, "threshold", 2.0, 0, 100, "percentage points", threshold);
 }
 
 static int diff_check(const struct wopts *wo)
