@@ -449,6 +449,7 @@ struct wopts {
 	 * place in the writer's table ("" for a flag given, NULL for one not),
 	 * the ELFs (--elf's after the first) and the dumps */
 	const char *arg[WOPT_MAX];
+	double num[WOPT_MAX];          /* a number option's value, or its default */
 	const char *elfs[VIEW_MAX_ELFS];
 	size_t nelfs;
 	const char *dumps[2];
@@ -461,8 +462,12 @@ struct wopts {
 struct wopt {
 	const char *name;
 	const char *value;             /* NULL: a flag */
-	const char *help;              /* a line of --help (a '\n' goes on below it) */
+	const char *help;              /* a line of --help (a '\n' goes on below it); NULL: none */
 	char letter;                   /* its short form (-o), or 0 */
+	/* a value that is a number: what it is, for its error ("a
+	 * percentage"), its default and its range [lo, hi] */
+	const char *number;
+	double def, lo, hi;
 };
 
 struct pipe;
@@ -481,9 +486,6 @@ struct writer {
 	const char *usage;             /* "kprof NAME [--top N] ... ELF DUMP" */
 	const char *wants;             /* its arguments, for the usage error */
 	const char *about;             /* --help's text between usage and options */
-	/* the options' values, checked before the dumps are read: 0, or -1
-	 * after its one "kprof: " line; NULL: none to check */
-	int (*check)(const struct wopts *wo);
 	/* in[0 .. ninputs): the dumps through the pipeline, each paired with
 	 * the same ELFs; 0 or 1 (an exit status), or -1 after kp_error */
 	int (*view)(FILE *out, const struct wopts *wo, struct pipe *in);
@@ -493,10 +495,8 @@ extern const struct writer *const writers[];     /* NULL-terminated */
 /* the value of a view's option by name (opts: its writer's table): NULL
  * when not given, "" for a flag */
 const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name);
-/* a view's option whose value is a number in [lo, hi], def when it is
- * not given: 0, or -1 after "kprof: --NAME wants WHAT, not VALUE" */
-int wopt_number(const struct wopt *opts, const struct wopts *wo, const char *name, double def,
-		double lo, double hi, const char *what, double *v);
+/* the value of a view's number option by name: its default when not given */
+double wopt_num(const struct wopt *opts, const struct wopts *wo, const char *name);
 /* `kprof NAME ...` (argv[0] is NAME): the options by w's table, the dumps
  * through the pipeline, then w->view; the exit status */
 int view_main(const struct writer *w, int argc, char **argv);

@@ -248,20 +248,24 @@ const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char
 	return NULL;
 }
 
-int wopt_number(const struct wopt *opts, const struct wopts *wo, const char *name, double def,
-		double lo, double hi, const char *what, double *v)
+double wopt_num(const struct wopt *opts, const struct wopts *wo, const char *name)
 {
-	const char *arg = wopt_arg(opts, wo, name);
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return wo->num[i];
+	return 0;
+}
+
+/* a number option's value: 0, or 2 after its one line */
+static int wopt_parse_num(const struct wopt *o, const char *arg, double *v)
+{
 	char *end;
 
-	*v = def;
-	if (!arg)
-		return 0;
 	errno = 0;
 	*v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*v >= lo && *v <= hi)) {
-		fprintf(stderr, "kprof: --%s wants %s, not %s\n", name, what, arg);
-		return -1;
+	if (errno || end == arg || *end || !(*v >= o->lo && *v <= o->hi)) {
+		fprintf(stderr, "kprof: --%s wants %s, not %s\n", o->name, o->number, arg);
+		return 2;
 	}
 	return 0;
 }
@@ -319,6 +323,7 @@ static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **
 
 		longopts[n] = (struct option){ o->name, o->value ? required_argument : no_argument, NULL,
 					       256 + (int)n };
+		wo->num[n] = o->def;
 		if (o->letter) {
 			*sp++ = o->letter;
 			if (o->value)
@@ -353,6 +358,8 @@ static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **
 		k = (size_t)(o - w->opts);
 		if (strcmp(o->name, "top") == 0 && kp_parse_top(optarg, &wo->top, w->usage) < 0)
 			return 2;
+		if (o->number && wopt_parse_num(o, optarg, &wo->num[k]) != 0)
+			return 2;
 		if (strcmp(o->name, "elf") == 0) {
 			if (wo->nelfs == VIEW_MAX_ELFS)
 				return view_usage(w, "too many --elf files", NULL);
@@ -360,8 +367,6 @@ static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **
 		}
 		wo->arg[k] = o->value ? optarg : "";
 	}
-	if (w->check && w->check(wo) < 0)
-		return 2;
 	if (argc - optind != 1 + w->ninputs) {
 		fprintf(stderr, "kprof: %s wants %s; usage: %s\n", w->name, w->wants, w->usage);
 		return 2;

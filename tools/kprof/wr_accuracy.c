@@ -149,24 +149,11 @@ static void agreement(FILE *out, const struct kelf *ke, struct share *sh, size_t
 }
 
 static const struct wopt accuracy_opts[] = {
-	{ "min-share", "PERCENT", NULL, 0 },       /* in the help's text */
-	{ "top", "N", "only the N functions with the largest exact share in the table", 0 },
-	{ "force", NULL, NULL, 0 },
-	{ NULL, NULL, NULL, 0 },
+	{ .name = "min-share", .value = "PERCENT", .number = "a percentage", .def = 1, .lo = 0, .hi = 100 },
+	{ .name = "top", .value = "N", .help = "only the N functions with the largest exact share in the table" },
+	{ .name = "force" },
+	{ .name = NULL },
 };
-
-/* --min-share PERCENT, 1 by default; -1 after its one line */
-static int min_share(const struct wopts *wo, double *minshare)
-{
-	return wopt_number(accuracy_opts, wo, "min-share", 1.0, 0, 100, "a percentage", minshare);
-}
-
-static int accuracy_check(const struct wopts *wo)
-{
-	double minshare;
-
-	return min_share(wo, &minshare);
-}
 
 /* in[0]: the heat, in[1]: the samples, both of the program */
 static int accuracy_view(FILE *out, const struct wopts *wo, struct pipe *in)
@@ -174,13 +161,12 @@ static int accuracy_view(FILE *out, const struct wopts *wo, struct pipe *in)
 	const struct pipe *exact = &in[0], *sampled = &in[1];
 	const struct kelf *ke;
 	struct share *sh = NULL;
-	double minshare, tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL, *ex = NULL, *sa = NULL;
+	double minshare = wopt_num(accuracy_opts, wo, "min-share"), tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL, *ex = NULL, *sa = NULL;
 	uint64_t total = 0, N = 0;
 	size_t nsh, nrank = 0, nused = 0, shown = 0;
 	long worst_i = -1, top = wo->top;
 	int status = -1;
 
-	min_share(wo, &minshare);       /* checked before the dumps were read */
 	if (strcmp(sampled->rd->name, "kpdata") == 0 || strcmp(sampled->rd->name, "heat") == 0) {
 		kp_error("%s is a %s, not samples of a program", wo->dumps[1], sampled->rd->name);
 		return -1;
@@ -281,6 +267,5 @@ const struct writer writer_accuracy = {
 		 "--min-share percent (default 1), and the worst function in standard deviations.\n"
 		 "Only SAMPLES' samples of PROGRAM count (a dump of several modules pairs\n"
 		 "them by build-id). A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n",
-	.check = accuracy_check,
 	.view = accuracy_view,
 };

@@ -112,26 +112,13 @@ static void function_row(FILE *out, const struct share *s)
 }
 
 static const struct wopt diff_opts[] = {
-	{ "elf", "PROG.elf", NULL, 0 },            /* these three in the help's text */
-	{ "threshold", "PCT", NULL, 0 },
-	{ "output", "FLAME.svg", NULL, 'o' },
-	{ "top", "N", "rows of each table (default 10; 0: all)", 0 },
-	{ "force", NULL, "go on when an ELF's build-id is not a dump's", 0 },
-	{ NULL, NULL, NULL, 0 },
+	{ .name = "elf", .value = "PROG.elf" },            /* these three in the help's text */
+	{ .name = "threshold", .value = "PCT", .number = "percentage points", .def = 2, .lo = 0, .hi = 100 },
+	{ .name = "output", .value = "FLAME.svg", .letter = 'o' },
+	{ .name = "top", .value = "N", .help = "rows of each table (default 10; 0: all)" },
+	{ .name = "force", .help = "go on when an ELF's build-id is not a dump's" },
+	{ .name = NULL },
 };
-
-/* --threshold PCT, 2 points by default; -1 after its one line */
-static int threshold_of(const struct wopts *wo, double *threshold)
-{
-	return wopt_number(diff_opts, wo, "threshold", 2.0, 0, 100, "percentage points", threshold);
-}
-
-static int diff_check(const struct wopts *wo)
-{
-	double threshold;
-
-	return threshold_of(wo, &threshold);
-}
 
 /* in[0]: BASE, in[1]: NEW, both stack dumps of the same ELFs; 1 when a
  * function's share moved by more than the threshold */
@@ -143,12 +130,11 @@ static int diff_view(FILE *out, const struct wopts *wo, struct pipe *in)
 	struct fline *lb, *ln;
 	struct shares fs = { 0 }, ss = { 0 };
 	struct share *v, *st;
-	double threshold;
+	double threshold = wopt_num(diff_opts, wo, "threshold");
 	uint64_t tb, tn;
 	long top = wo->top;
 	int status = -1, moved = 0;
 
-	threshold_of(wo, &threshold);   /* checked before the dumps were read */
 	lb = folded_lines(&base->sy, &base->ss, &nb);
 	ln = folded_lines(&now->sy, &now->ss, &nn);
 	tb = functions(lb, nb, &fs, 0);
@@ -223,6 +209,5 @@ const struct writer writer_diff = {
 		 "differential flame graph (widths from NEW; red grew, blue shrank). Exit status\n"
 		 "1 when a function's share moved by more than --threshold percentage points\n"
 		 "(default 2), 0 when none did, 2 on an error.\n",
-	.check = diff_check,
 	.view = diff_view,
 };

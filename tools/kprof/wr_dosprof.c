@@ -171,10 +171,10 @@ static void report_global(FILE *out, const struct dosprof *d, const struct modul
 }
 
 static const struct wopt dosprof_opts[] = {
-	{ "addr", NULL, "the hit table per address, not per function", 0 },
-	{ "top", "N", "only the N rows of the hit table with the most hits", 0 },
-	{ "force", NULL, "go on when ELF's build-id is not the dump's", 0 },
-	{ NULL, NULL, NULL, 0 },
+	{ .name = "addr", .help = "the hit table per address, not per function" },
+	{ .name = "top", .value = "N", .help = "only the N rows of the hit table with the most hits" },
+	{ .name = "force", .help = "go on when ELF's build-id is not the dump's" },
+	{ .name = NULL },
 };
 
 /* the pipeline paired the ELF with the dump (build-id); the dump's

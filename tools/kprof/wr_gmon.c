@@ -75,9 +75,9 @@ static int gmon_view(FILE *out, const struct wopts *wo, struct pipe *in)
 }
 
 static const struct wopt gmon_opts[] = {
-	{ "top", "N", "only the N functions with the most samples", 0 },
-	{ "force", NULL, "go on when PROG.elf does not look like the program", 0 },
-	{ NULL, NULL, NULL, 0 },
+	{ .name = "top", .value = "N", .help = "only the N functions with the most samples" },
+	{ .name = "force", .help = "go on when PROG.elf does not look like the program" },
+	{ .name = NULL },
 };
 
 const struct writer writer_gmon = {

@@ -75,11 +75,11 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 static const struct wopt heat_opts[] = {
-	{ "annotate", NULL, "each function's instructions with their counts and marks\n"
-	  "(C: called, >: block enter, <: block exit)", 0 },
-	{ "top", "N", "only the N hottest functions", 0 },
-	{ "force", NULL, "go on when the heatinfo beside DUMP names another build-id", 0 },
-	{ NULL, NULL, NULL, 0 },
+	{ .name = "annotate", .help = "each function's instructions with their counts and marks\n"
+	  "(C: called, >: block enter, <: block exit)" },
+	{ .name = "top", .value = "N", .help = "only the N hottest functions" },
+	{ .name = "force", .help = "go on when the heatinfo beside DUMP names another build-id" },
+	{ .name = NULL },
 };
 
 static int heat_view(FILE *out, const struct wopts *wo, struct pipe *in)
