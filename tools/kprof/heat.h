@@ -1,5 +1,5 @@
-/* heat.h: the subcommands on the heat engine's exact counts: kprof heat
- * (heat.c) and kprof accuracy (accuracy.c). Both read through the
+/* heat.h: the views of the heat engine's exact counts: kprof heat
+ * (wr_heat.c) and kprof accuracy (wr_accuracy.c). Both read through the
  * pipeline: the heat dump is rd_heat.c's, the samples any reader's. */
 #ifndef KPROF_HEAT_H
 #define KPROF_HEAT_H
@@ -8,12 +8,8 @@
 #include <stdint.h>
 #include "kprof.h"
 
-/* statistics, for accuracy.c and its tests */
+/* statistics, for wr_accuracy.c and its tests */
 double binom_mean_abs_dev(uint64_t n, double p);        /* E|X - np|, X ~ B(n, p) */
 double spearman(const double *x, const double *y, size_t n);
-
-/* the subcommands: kprof heat ..., kprof accuracy ... (argv[0] is the name) */
-int heat_main(int argc, char **argv);
-int accuracy_main(int argc, char **argv);
 
 #endif

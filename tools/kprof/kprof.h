@@ -199,6 +199,11 @@ struct sampleset {
 	size_t narcs;
 	uint64_t lost_samples, lost_arcs;      /* gmon's: to full bins, a full arc table */
 	struct heatmark *heat;         /* exact durations and marks, parallel to flat, or NULL */
+	/* the engine's own records as its reader parsed them, for the view
+	 * of that engine (struct dosprof for "dosprof"), or NULL; the set
+	 * owns them and frees them with payload_free */
+	void *payload;
+	void (*payload_free)(void *payload);
 };
 
 void sampleset_free(struct sampleset *ss);
@@ -222,14 +227,19 @@ struct ropen {                     /* what the command line gives a reader */
 struct reader {
 	const char *name;
 	int engine;                    /* DUMP_ENGINE_*; 0 for a headerless format */
+	/* NULL: the file's bytes (at most max) through parse, reader_parsefile */
 	int (*read)(struct sampleset *ss, const struct ropen *ro);
 	/* the same from memory, for the fuzzer and its replay test */
 	int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name);
+	size_t max;                    /* the most bytes a dump of it holds */
 };
 
 extern const struct reader *const readers[];     /* NULL-terminated */
 const struct reader *reader_named(const char *name);
 int reader_for(const char *path, const struct reader **r);
+/* read path's bytes (at most max) and parse them: a reader's read */
+int reader_parsefile(struct sampleset *ss, const char *path, size_t max,
+		     int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name));
 
 /* ---- dump.c: the common header of include/abi/dump.h ---- */
 
@@ -426,22 +436,70 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *r,
 
 enum { BY_SYMBOL, BY_LINE, BY_ADDR };
 
+#define WOPT_MAX 8                     /* options in a writer's table */
+#define VIEW_MAX_ELFS 65               /* the first ELF and 64 --elf files */
+
 struct wopts {
 	int by;                        /* text: BY_* */
-	long top;                      /* text: 0 for every row */
+	long top;                      /* text: 0 for every row; a view's --top */
 	const char *outdir;            /* for writers that make files */
 	const char *func;              /* calls: --callers or --callees FUNC */
 	int callers;                   /* calls: 1 for --callers */
+	/* a view's command line (view_main): its options' values by their
+	 * place in the writer's table ("" for a flag given, NULL for one not),
+	 * the ELFs (--elf's after the first) and the dumps */
+	const char *arg[WOPT_MAX];
+	double num[WOPT_MAX];          /* a number option's value, or its default */
+	const char *elfs[VIEW_MAX_ELFS];
+	size_t nelfs;
+	const char *dumps[2];
 };
+
+/* One option of a writer's own: --name, with a value when value names it
+ * ("N" in the help), or a flag. view_main parses every writer's options
+ * from these tables; --help, --top (kp_parse_top), --force and --elf
+ * (repeated) mean the same in every view. */
+struct wopt {
+	const char *name;
+	const char *value;             /* NULL: a flag */
+	const char *help;              /* a line of --help (a '\n' goes on below it); NULL: none */
+	char letter;                   /* its short form (-o), or 0 */
+	/* a value that is a number: what it is, for its error ("a
+	 * percentage"), its default and its range [lo, hi] */
+	const char *number;
+	double def, lo, hi;
+};
+
+struct pipe;
 
 struct writer {
 	const char *name;
 	int needs_dir;                 /* takes -o DIR */
 	int (*write)(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		     const struct sampleset *ss, const struct profile *p);
+	/* a view of its own, `kprof NAME [options] ELF DUMP...` (write is NULL):
+	 * what the report's --format does not pick */
+	int ninputs;                   /* the dumps it takes: 1, or 2 (accuracy, diff) */
+	const char *formats[2];        /* the reader each dump must be; NULL: any */
+	const struct wopt *opts;       /* its options, ending in { NULL } */
+	long top;                      /* --top's default: 0 for every row */
+	const char *usage;             /* "kprof NAME [--top N] ... ELF DUMP" */
+	const char *wants;             /* its arguments, for the usage error */
+	const char *about;             /* --help's text between usage and options */
+	/* in[0 .. ninputs): the dumps through the pipeline, each paired with
+	 * the same ELFs; 0 or 1 (an exit status), or -1 after kp_error */
+	int (*view)(FILE *out, const struct wopts *wo, struct pipe *in);
 };
 
 extern const struct writer *const writers[];     /* NULL-terminated */
+/* the value of a view's option by name (opts: its writer's table): NULL
+ * when not given, "" for a flag */
+const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name);
+/* the value of a view's number option by name: its default when not given */
+double wopt_num(const struct wopt *opts, const struct wopts *wo, const char *name);
+/* `kprof NAME ...` (argv[0] is NAME): the options by w's table, the dumps
+ * through the pipeline, then w->view; the exit status */
+int view_main(const struct writer *w, int argc, char **argv);
 
 /* wr_folded.c: the stacks as folded lines ("root;...;leaf", kernel frames
  * KERNEL_SUFFIX), sorted and merged; for the folded and flame graph writers */
@@ -459,7 +517,7 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 	       const struct unit *u);
 const struct writer *writer_named(const char *name);
 
-/* ---- rd_gmon.c and gmon.c: profil(2)'s gmon files ---- */
+/* ---- rd_gmon.c and wr_gmon.c: profil(2)'s gmon files ---- */
 
 #define GMON_MAX_BYTES (64u << 20)   /* larger than any file the guest can write */
 
@@ -475,10 +533,8 @@ int gmon_is(const unsigned char *d, size_t len);
 int gmon_parse(struct gmon *g, const unsigned char *d, size_t len, const char *name);
 uint64_t gmon_bin_addr(const struct gmon *g, size_t i);
 
-int gmon_main(int argc, char **argv);
-int diff_main(int argc, char **argv);   /* diff.c: kprof diff KERNEL.elf BASE NEW */
 
-/* ---- rd_dosprof.c and dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
+/* ---- rd_dosprof.c and wr_dosprof.c: DosProfile dumps (abi/dosprof.h) ---- */
 
 #define DPDUMP_MAX_BYTES (64u << 20)  /* a full session's dump is a few MiB */
 
@@ -498,9 +554,9 @@ struct dosprof {                   /* a parsed dump, pointing into its bytes */
 	} det[PRF_MAXSLOTS];
 	int ndet;
 	uint64_t samples;              /* every counter's sum, as the guest's PCT */
+	unsigned char *bytes;          /* as a sample set's payload: the dump's bytes, its own */
 };
 
 int dosprof_parse(struct dosprof *d, const unsigned char *buf, size_t len, const char *name);
-int dosprof_main(int argc, char **argv);
 
 #endif

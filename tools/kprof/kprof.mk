@@ -18,8 +18,8 @@ KPROF_OBJ  := $(BUILD)/tools/kprof
 # every rd_*.c is a reader and every wr_*.c a writer (listed in pipeline.c)
 KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
-KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm gmon dosprof $(KPROF_READERS) $(KPROF_WRITERS) \
-	heat accuracy stacks diff
+KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS) \
+	stacks
 KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz
 
 KPROF_PKGS   := libelf libdw capstone

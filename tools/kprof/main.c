@@ -122,12 +122,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_FORMAT:
 			o->writer = writer_named(optarg);
-			if (o->writer == NULL) {
+			if (o->writer == NULL || !o->writer->write) {   /* a view is a subcommand */
 				char names[256] = "";
 
 				for (size_t i = 0; writers[i]; i++)
-					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-						 i ? ", " : "", writers[i]->name);
+					if (writers[i]->write)
+						snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+							 names[0] ? ", " : "", writers[i]->name);
 				fprintf(stderr, "kprof: unknown --format %s (%s); usage: %s\n", optarg, names, USAGE);
 				return -1;
 			}
@@ -161,18 +162,6 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* The subcommands: each its own view of a dump, through the same pipeline. */
-static const struct {
-	const char *name, *what;
-	int (*main)(int argc, char **argv);
-} subcmds[] = {
-	{ "gmon", "kprof gmon PROG.elf GMON: a gmon file's flat profile with call counts, as gprof's", gmon_main },
-	{ "dosprof", "kprof dosprof ELF DUMP: a DosProfile dump in OS/2's terms (slots, hits, pages)", dosprof_main },
-	{ "heat", "kprof heat PROG.elf HEAT: exact instruction counts per function, --annotate", heat_main },
-	{ "accuracy", "kprof accuracy PROG.elf HEAT SAMPLES: a sampled profile against the exact one", accuracy_main },
-	{ "diff", "kprof diff KERNEL.elf BASE NEW: what changed between two stack dumps", diff_main },
-};
-
 static void version(void)
 {
 	printf("kprof %s\nreads:", KPROF_VERSION);
@@ -180,7 +169,8 @@ static void version(void)
 		printf(" %s", readers[i]->name);
 	printf("\nwrites:");
 	for (size_t i = 0; writers[i]; i++)
-		printf(" %s", writers[i]->name);
+		if (writers[i]->write)
+			printf(" %s", writers[i]->name);
 	printf("\n");
 }
 
@@ -191,9 +181,9 @@ int main(int argc, char **argv)
 	struct ropen ro = { 0 };
 	int status = 2;
 
-	for (size_t i = 0; argc > 1 && i < sizeof subcmds / sizeof subcmds[0]; i++)
-		if (strcmp(argv[1], subcmds[i].name) == 0)
-			return subcmds[i].main(argc - 1, argv + 1);
+	/* the subcommands are the writers with views of their own */
+	if (argc > 1 && writer_named(argv[1]) && writer_named(argv[1])->view)
+		return view_main(writer_named(argv[1]), argc - 1, argv + 1);
 	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
 		version();
 		return 0;

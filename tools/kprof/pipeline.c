@@ -3,6 +3,7 @@
  * defines `const struct reader reader_NAME` (or writer_NAME) and one line
  * in READERS (or WRITERS) below. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,12 @@
 	X(speedscope) \
 	X(pprof) \
 	X(perf) \
-	X(calls)
+	X(calls) \
+	X(gmon) \
+	X(dosprof) \
+	X(heat) \
+	X(accuracy) \
+	X(diff)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
@@ -95,6 +101,20 @@ int reader_for(const char *path, const struct reader **r)
 	return -1;
 }
 
+int reader_parsefile(struct sampleset *ss, const char *path, size_t max,
+		     int (*parse)(struct sampleset *ss, const unsigned char *buf, size_t len, const char *name))
+{
+	unsigned char *buf;
+	size_t len;
+	int r;
+
+	if (kp_readfile(path, max, &buf, &len) < 0)
+		return -1;
+	r = parse(ss, buf, len, path);
+	free(buf);
+	return r;
+}
+
 const struct unit units[UNIT_N] = {
 	[UNIT_TICKS] = { "clock ticks", "ticks", "samples", "samples", "count", 1 },
 	[UNIT_SYSCALLS] = { "system-call hits", "hits", "hits", "syscalls", "count", 0 },
@@ -117,6 +137,8 @@ void sampleset_free(struct sampleset *ss)
 	free(ss->stacks);
 	free(ss->arcs);
 	free(ss->heat);
+	if (ss->payload_free)
+		ss->payload_free(ss->payload);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -166,7 +188,8 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		 * kernel is the first ELF; a wrong one is refused below), but
 		 * for the bins in inlined code, whose frames are named apart */
 		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
-		if (pp->rd->read(&pp->ss, &r) < 0)
+		if ((pp->rd->read ? pp->rd->read(&pp->ss, &r) :
+		     reader_parsefile(&pp->ss, r.path, pp->rd->max, pp->rd->parse)) < 0)
 			return -1;
 	}
 	pp->ss.format = pp->rd->name;
@@ -215,4 +238,175 @@ int kp_parse_top(const char *arg, long *top, const char *usage)
 		return -1;
 	}
 	return 0;
+}
+
+const char *wopt_arg(const struct wopt *opts, const struct wopts *wo, const char *name)
+{
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return wo->arg[i];
+	return NULL;
+}
+
+double wopt_num(const struct wopt *opts, const struct wopts *wo, const char *name)
+{
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return wo->num[i];
+	return 0;
+}
+
+/* a number option's value: 0, or 2 after its one line */
+static int wopt_parse_num(const struct wopt *o, const char *arg, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*v >= o->lo && *v <= o->hi)) {
+		fprintf(stderr, "kprof: --%s wants %s, not %s\n", o->name, o->number, arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* an option's name as --help shows it: "-o, --output FILE" */
+static int wopt_label(char *buf, size_t n, const struct wopt *o)
+{
+	char letter[5] = "";
+
+	if (o->letter)
+		snprintf(letter, sizeof letter, "-%c, ", o->letter);
+	return snprintf(buf, n, "%s--%s%s%s", letter, o->name, o->value ? " " : "", o->value ? o->value : "");
+}
+
+/* usage, the view's text, and its options from the table in a column */
+static void view_help(const struct writer *w)
+{
+	char label[64];
+	int col = 8;                   /* the help at least 2 past the widest label */
+
+	for (size_t i = 0; w->opts[i].name; i++)
+		if (w->opts[i].help && wopt_label(label, sizeof label, &w->opts[i]) > col)
+			col = (int)strlen(label);
+	col += 2;
+	printf("usage: %s\n\n%s", w->usage, w->about);
+	for (size_t i = 0; w->opts[i].name; i++) {
+		const char *h = w->opts[i].help;
+
+		if (!h)
+			continue;
+		wopt_label(label, sizeof label, &w->opts[i]);
+		printf("  %-*s", col, label);
+		for (size_t len; (len = strcspn(h, "\n")) < strlen(h); h += len + 1)
+			printf("%.*s\n  %-*s", (int)len, h, col, "");
+		printf("%s\n", h);
+	}
+}
+
+static int view_usage(const struct writer *w, const char *what, const char *arg)
+{
+	fprintf(stderr, "kprof: %s%s%s; usage: %s\n", what, arg ? " " : "", arg ? arg : "", w->usage);
+	return 2;
+}
+
+/* One parser for every view, driven by its writer's table of options. */
+static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **argv)
+{
+	struct option longopts[WOPT_MAX + 2];
+	char shorts[2 * WOPT_MAX + 3] = ":h", *sp = shorts + 2;
+	size_t n;
+	int c;
+
+	for (n = 0; w->opts[n].name && n < WOPT_MAX; n++) {
+		const struct wopt *o = &w->opts[n];
+
+		longopts[n] = (struct option){ o->name, o->value ? required_argument : no_argument, NULL,
+					       256 + (int)n };
+		wo->num[n] = o->def;
+		if (o->letter) {
+			*sp++ = o->letter;
+			if (o->value)
+				*sp++ = ':';
+		}
+	}
+	*sp = '\0';
+	longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	optind = 1;
+	opterr = 0;                 /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		const struct wopt *o = NULL;
+		size_t k;
+
+		if (c == 'h') {
+			view_help(w);
+			return 0;
+		}
+		if (c == ':')
+			return view_usage(w, "option needs a value:", argv[optind - 1]);
+		for (k = 0; k < n && !o; k++)
+			if (c == 256 + (int)k || (w->opts[k].letter && c == w->opts[k].letter))
+				o = &w->opts[k];
+		if (!o) {
+			if (optopt && optopt < 256) {  /* a short option, maybe inside -abc */
+				char opt[3] = { '-', (char)optopt, '\0' };
+				return view_usage(w, "unknown option", opt);
+			}
+			return view_usage(w, "unknown option", argv[optind - 1]);
+		}
+		k = (size_t)(o - w->opts);
+		if (strcmp(o->name, "top") == 0 && kp_parse_top(optarg, &wo->top, w->usage) < 0)
+			return 2;
+		if (o->number && wopt_parse_num(o, optarg, &wo->num[k]) != 0)
+			return 2;
+		if (strcmp(o->name, "elf") == 0) {
+			if (wo->nelfs == VIEW_MAX_ELFS)
+				return view_usage(w, "too many --elf files", NULL);
+			wo->elfs[wo->nelfs++] = optarg;
+		}
+		wo->arg[k] = o->value ? optarg : "";
+	}
+	if (argc - optind != 1 + w->ninputs) {
+		fprintf(stderr, "kprof: %s wants %s; usage: %s\n", w->name, w->wants, w->usage);
+		return 2;
+	}
+	wo->elfs[0] = argv[optind];
+	for (int i = 0; i < w->ninputs; i++)
+		wo->dumps[i] = argv[optind + 1 + i];
+	return -1;
+}
+
+int view_main(const struct writer *w, int argc, char **argv)
+{
+	struct wopts wo;
+	struct pipe in[2];
+	struct ropen ro = { 0 };
+	int r, force, status = 2;
+
+	memset(&wo, 0, sizeof wo);
+	memset(in, 0, sizeof in);
+	wo.top = w->top;
+	wo.nelfs = 1;                   /* elfs[0] is the first argument */
+	if ((r = view_opts(w, &wo, argc, argv)) >= 0)
+		return r;
+	force = wopt_arg(w->opts, &wo, "force") != NULL;
+	for (int i = 0; i < w->ninputs; i++) {
+		ro.path = wo.dumps[i];
+		if (pipe_open(&in[i], wo.elfs, wo.nelfs, &ro, w->formats[i], force) < 0)
+			goto fail;
+	}
+	for (int i = 0; i < w->ninputs; i++)
+		if (in[i].warning[0])
+			fprintf(stderr, "kprof: warning: %s\n", in[i].warning);
+	if ((r = w->view(stdout, &wo, in)) < 0)
+		goto fail;
+	status = fflush(stdout) == 0 ? r : 2;
+	goto out;
+fail:
+	fprintf(stderr, "kprof: %s\n", kp_lasterror());
+out:
+	for (int i = 0; i < w->ninputs; i++)
+		pipe_close(&in[i]);
+	return status;
 }

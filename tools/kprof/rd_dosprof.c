@@ -151,15 +151,28 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int dosprof_parse_set(struct sampleset *ss, const unsigned char *buf, size_t len,
-			     const char *name)
+/* the set's payload: the parsed dump, its modules the set's own */
+static void payload_free(void *p)
 {
-	struct dosprof d;
+	struct dosprof *d = p;
+
+	free(d->bytes);
+	free(d);
+}
+
+/* The set from the dump's bytes, which it takes: they stay, as its
+ * payload's (a struct dosprof, for kprof dosprof's view), until the set
+ * is freed. */
+static int dosprof_set(struct sampleset *ss, unsigned char *buf, size_t len, const char *name)
+{
+	struct dosprof d, *pl;
 	size_t cap, n = 0;
 	uint64_t user = 0, ranged = 0;
 
-	if (dosprof_parse(&d, buf, len, name) < 0)
+	if (dosprof_parse(&d, buf, len, name) < 0) {
+		free(buf);
 		return -1;
+	}
 	ss->mods = d.dh.mods;
 	ss->nmods = d.dh.nmods;
 	ss->hz = d.dh.hz;
@@ -208,21 +221,34 @@ static int dosprof_parse_set(struct sampleset *ss, const unsigned char *buf, siz
 	ss->total = d.samples;
 	user = d.p.pid ? user + d.r0.r0_unknown : d.r0.r0_unknown;
 	ss->kernel = d.samples - user;
+	pl = kp_calloc(1, sizeof *pl);
+	*pl = d;
+	pl->bytes = buf;
+	pl->dh.mods = NULL;             /* the set's, ss->mods */
+	pl->dh.nmods = 0;
+	ss->payload = pl;
+	ss->payload_free = payload_free;
 	return 0;
+}
+
+static int dosprof_parse_set(struct sampleset *ss, const unsigned char *buf, size_t len,
+			     const char *name)
+{
+	unsigned char *copy = kp_calloc(len ? len : 1, 1);
+
+	memcpy(copy, buf, len);
+	return dosprof_set(ss, copy, len, name);
 }
 
 static int dosprof_read(struct sampleset *ss, const struct ropen *ro)
 {
 	unsigned char *buf;
 	size_t len;
-	int r;
 
 	if (kp_readfile(ro->path, DPDUMP_MAX_BYTES, &buf, &len) < 0)
 		return -1;
-	r = dosprof_parse_set(ss, buf, len, ro->path);
-	free(buf);
-	return r;
+	return dosprof_set(ss, buf, len, ro->path);
 }
 
 const struct reader reader_dosprof = { "dosprof", DUMP_ENGINE_DOSPROF, dosprof_read,
-				       dosprof_parse_set };
+				       dosprof_parse_set, DPDUMP_MAX_BYTES };

@@ -1,6 +1,6 @@
 /* rd_gmon.c: the reader for profil(2)'s gmon files (the 4.4BSD layout of
  * include/abi/gmon.h): the bins become flat counts at each bin's first
- * byte, in one module, the program; its arcs are gmon.c's (kprof gmon). */
+ * byte, in one module, the program; its arcs are wr_gmon.c's (kprof gmon). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,17 +108,4 @@ static int gmon_parse_set(struct sampleset *ss, const unsigned char *buf, size_t
 	return 0;
 }
 
-static int gmon_read(struct sampleset *ss, const struct ropen *ro)
-{
-	unsigned char *data;
-	size_t len;
-	int r;
-
-	if (kp_readfile(ro->path, GMON_MAX, &data, &len) < 0)
-		return -1;
-	r = gmon_parse_set(ss, data, len, ro->path);
-	free(data);
-	return r;
-}
-
-const struct reader reader_gmon = { "gmon", 0, gmon_read, gmon_parse_set };
+const struct reader reader_gmon = { "gmon", 0, NULL, gmon_parse_set, GMON_MAX };

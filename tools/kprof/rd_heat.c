@@ -147,19 +147,15 @@ static void heatinfo(struct sampleset *ss, const char *dump)
 	free(path);
 }
 
+#define HEAT_MAX_BYTES ((size_t)1 << 30)
+
+/* the dump, then the heatinfo beside it */
 static int heat_read(struct sampleset *ss, const struct ropen *ro)
 {
-	unsigned char *buf;
-	size_t len;
-	int r;
-
-	if (kp_readfile(ro->path, (size_t)1 << 30, &buf, &len) < 0)
+	if (reader_parsefile(ss, ro->path, HEAT_MAX_BYTES, heat_parse) < 0)
 		return -1;
-	r = heat_parse(ss, buf, len, ro->path);
-	free(buf);
-	if (r == 0)
-		heatinfo(ss, ro->path);
-	return r;
+	heatinfo(ss, ro->path);
+	return 0;
 }
 
-const struct reader reader_heat = { "heat", 0, heat_read, heat_parse };
+const struct reader reader_heat = { "heat", 0, heat_read, heat_parse, HEAT_MAX_BYTES };

@@ -240,4 +240,4 @@ static int kpdata_parse(struct sampleset *ss, const unsigned char *buf, size_t l
 	return 0;
 }
 
-const struct reader reader_kpdata = { "kpdata", 0, kpdata_read, kpdata_parse };
+const struct reader reader_kpdata = { "kpdata", 0, kpdata_read, kpdata_parse, KPDATA_MAX_BYTES };

@@ -103,17 +103,4 @@ fail:
 	return -1;
 }
 
-static int mc_read(struct sampleset *ss, const struct ropen *ro)
-{
-	unsigned char *buf;
-	size_t len;
-	int r;
-
-	if (kp_readfile(ro->path, MC_DUMP_MAX_BYTES, &buf, &len) < 0)
-		return -1;
-	r = mc_parse(ss, buf, len, ro->path);
-	free(buf);
-	return r;
-}
-
-const struct reader reader_mc = { "mc", DUMP_ENGINE_MONTE, mc_read, mc_parse };
+const struct reader reader_mc = { "mc", DUMP_ENGINE_MONTE, NULL, mc_parse, MC_DUMP_MAX_BYTES };

@@ -126,17 +126,4 @@ static int stacks_parse(struct sampleset *ss, const unsigned char *buf, size_t l
 	return 0;
 }
 
-static int stacks_read(struct sampleset *ss, const struct ropen *ro)
-{
-	unsigned char *buf;
-	size_t len;
-	int r;
-
-	if (kp_readfile(ro->path, STK_DUMP_MAX_BYTES, &buf, &len) < 0)
-		return -1;
-	r = stacks_parse(ss, buf, len, ro->path);
-	free(buf);
-	return r;
-}
-
-const struct reader reader_stacks = { "stacks", DUMP_ENGINE_STACKS, stacks_read, stacks_parse };
+const struct reader reader_stacks = { "stacks", DUMP_ENGINE_STACKS, NULL, stacks_parse, STK_DUMP_MAX_BYTES };

@@ -79,17 +79,4 @@ bad:
 	return -1;
 }
 
-static int usample_read(struct sampleset *ss, const struct ropen *ro)
-{
-	unsigned char *buf;
-	size_t len;
-	int r;
-
-	if (kp_readfile(ro->path, (size_t)1 << 30, &buf, &len) < 0)
-		return -1;
-	r = usample_parse(ss, buf, len, ro->path);
-	free(buf);
-	return r;
-}
-
-const struct reader reader_usample = { "usample", 0, usample_read, usample_parse };
+const struct reader reader_usample = { "usample", 0, NULL, usample_parse, (size_t)1 << 30 };

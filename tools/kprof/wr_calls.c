@@ -85,4 +85,4 @@ static int calls_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	return 0;
 }
 
-const struct writer writer_calls = { "calls", 0, calls_write };
+const struct writer writer_calls = { .name = "calls", .write = calls_write, .ninputs = 1 };

@@ -253,4 +253,4 @@ static int flame_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	return ferror(out) ? -1 : 0;
 }
 
-const struct writer writer_flamegraph = { "flamegraph", 0, flame_write };
+const struct writer writer_flamegraph = { .name = "flamegraph", .write = flame_write, .ninputs = 1 };

@@ -151,4 +151,4 @@ static int folded_write(FILE *out, const struct wopts *wo, struct symbolizer *sy
 	return 0;
 }
 
-const struct writer writer_folded = { "folded", 0, folded_write };
+const struct writer writer_folded = { .name = "folded", .write = folded_write, .ninputs = 1 };

@@ -219,4 +219,4 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	return r;
 }
 
-const struct writer writer_pprof = { "pprof", 0, pprof_write };
+const struct writer writer_pprof = { .name = "pprof", .write = pprof_write, .ninputs = 1 };

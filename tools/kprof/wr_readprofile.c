@@ -155,4 +155,4 @@ static int readprofile_write(FILE *out, const struct wopts *wo, struct symbolize
 	return r;
 }
 
-const struct writer writer_readprofile = { "readprofile", 1, readprofile_write };
+const struct writer writer_readprofile = { .name = "readprofile", .needs_dir = 1, .write = readprofile_write, .ninputs = 1 };

@@ -167,4 +167,4 @@ static int speedscope_write(FILE *out, const struct wopts *wo, struct symbolizer
 	return ferror(out) ? -1 : 0;
 }
 
-const struct writer writer_speedscope = { "speedscope", 0, speedscope_write };
+const struct writer writer_speedscope = { .name = "speedscope", .write = speedscope_write, .ninputs = 1 };

@@ -358,4 +358,4 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	return 0;
 }
 
-const struct writer writer_text = { "text", 0, text_write };
+const struct writer writer_text = { .name = "text", .write = text_write, .ninputs = 1 };

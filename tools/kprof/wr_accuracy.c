@@ -1,4 +1,4 @@
-/* accuracy.c: kprof accuracy PROGRAM.elf HEAT SAMPLES: how far a sampled
+/* wr_accuracy.c: kprof accuracy PROGRAM.elf HEAT SAMPLES: how far a sampled
  * profile is from the exact heat of the same program, per function:
  *   tvd       total variation distance between the two distributions
  *   floor     its expected value for N samples drawn at random from the
@@ -11,7 +11,6 @@
  * SAMPLES is any dump the pipeline's readers take (a profil(2) gmon file,
  * say; its counts are charged at each bin's first byte) or "address
  * count" text, one sampled PC a line. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -19,8 +18,6 @@
 #include <string.h>
 
 #include "heat.h"
-
-#define ACC_USAGE "kprof accuracy [--min-share PERCENT] [--top N] [--force] PROGRAM.elf HEAT SAMPLES"
 
 /* Each symbol's count in the modules of the set that are the program
  * (paired with the ELF the pipeline opened first), and the count in them
@@ -120,7 +117,7 @@ static const char *share_name(const struct kelf *ke, const struct share *s)
 
 /* The ten hottest functions by the exact count and by the samples: how many
  * are in both; and every function off by more than 3 sd. */
-static void agreement(const struct kelf *ke, struct share *sh, size_t nsh, uint64_t N)
+static void agreement(FILE *out, const struct kelf *ke, struct share *sh, size_t nsh, uint64_t N)
 {
 	const struct share **by = kp_calloc(nsh ? nsh : 1, sizeof *by);
 	size_t nex = 0, nsa = 0, same = 0, off = 0;
@@ -134,112 +131,60 @@ static void agreement(const struct kelf *ke, struct share *sh, size_t nsh, uint6
 		nsa++;
 	for (size_t i = 0; i < nsa; i++)
 		same += by[i] >= sh && by[i] < sh + nex;
-	printf("top10 %zu of the %zu hottest functions by the exact count are the sampled top %zu\n",
-	       same, nex, nsa);
-	printf("off by more than 3 sd:");
+	fprintf(out, "top10 %zu of the %zu hottest functions by the exact count are the sampled top %zu\n",
+		same, nex, nsa);
+	fprintf(out, "off by more than 3 sd:");
 	for (size_t i = 0; i < nsh; i++) {
 		double e = sh[i].exact, z;
 		if (e <= 0 || e >= 1)
 			continue;
 		z = (sh[i].sampled - e) / sqrt(e * (1 - e) / N);
 		if (fabs(z) > 3) {
-			printf("%s %s (%+.1f)", off ? "," : "", share_name(ke, &sh[i]), z);
+			fprintf(out, "%s %s (%+.1f)", off ? "," : "", share_name(ke, &sh[i]), z);
 			off++;
 		}
 	}
-	printf("%s\n", off ? "" : " none");
+	fprintf(out, "%s\n", off ? "" : " none");
 	free(by);
 }
 
-int accuracy_main(int argc, char **argv)
+static const struct wopt accuracy_opts[] = {
+	{ .name = "min-share", .value = "PERCENT", .number = "a percentage", .def = 1, .lo = 0, .hi = 100 },
+	{ .name = "top", .value = "N", .help = "only the N functions with the largest exact share in the table" },
+	{ .name = "force" },
+	{ .name = NULL },
+};
+
+/* in[0]: the heat, in[1]: the samples, both of the program */
+static int accuracy_view(FILE *out, const struct wopts *wo, struct pipe *in)
 {
-	static const struct option longopts[] = {
-		{ "min-share", required_argument, NULL, 'm' },
-		{ "top", required_argument, NULL, 't' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pipe exact, sampled;
-	struct ropen ro = { 0 };
+	const struct pipe *exact = &in[0], *sampled = &in[1];
 	const struct kelf *ke;
 	struct share *sh = NULL;
-	double minshare = 1.0, tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL, *ex = NULL, *sa = NULL;
+	double minshare = wopt_num(accuracy_opts, wo, "min-share"), tvd = 0, floor_ = 0, worst = 0, *x = NULL, *y = NULL, *ex = NULL, *sa = NULL;
 	uint64_t total = 0, N = 0;
 	size_t nsh, nrank = 0, nused = 0, shown = 0;
-	long worst_i = -1, top = 0;
-	int c, status = 2, force = 0;
-	char *end;
+	long worst_i = -1, top = wo->top;
+	int status = -1;
 
-	optind = 1;
-	opterr = 0;
-	memset(&exact, 0, sizeof exact);
-	memset(&sampled, 0, sizeof sampled);
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = 1;
-			break;
-		case 't':
-			if (kp_parse_top(optarg, &top, ACC_USAGE) < 0)
-				return 2;
-			break;
-		case 'm':
-			errno = 0;
-			minshare = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(minshare >= 0 && minshare <= 100)) {
-				fprintf(stderr, "kprof: --min-share wants a percentage, not %s\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			printf("usage: %s\n\nCompares a sampled profile (SAMPLES: any dump kprof reads, or \"address count\" lines) with the\n"
-			       "exact heat (HEAT: /dev/heat) of the same program, per function: total\n"
-			       "variation distance, its expectation for random sampling with the same N,\n"
-			       "their ratio, Spearman's rank correlation over the functions with at least\n"
-			       "--min-share percent (default 1), and the worst function in standard deviations.\n"
-			       "Only SAMPLES' samples of PROGRAM count (a dump of several modules pairs\n"
-			       "them by build-id). A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n"
-			       "  --top N   only the N functions with the largest exact share in the table\n",
-			       ACC_USAGE);
-			return 0;
-		default:
-			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], ACC_USAGE);
-			return 2;
-		}
+	if (strcmp(sampled->rd->name, "kpdata") == 0 || strcmp(sampled->rd->name, "heat") == 0) {
+		kp_error("%s is a %s, not samples of a program", wo->dumps[1], sampled->rd->name);
+		return -1;
 	}
-	if (argc - optind != 3) {
-		fprintf(stderr, "kprof: accuracy wants PROGRAM.elf, HEAT and SAMPLES; usage: %s\n", ACC_USAGE);
-		return 2;
-	}
-	ro.path = argv[optind + 1];
-	if (pipe_open(&exact, (const char *const *)&argv[optind], 1, &ro, "heat", force) < 0)
-		goto fail;
-	ro.path = argv[optind + 2];
-	if (pipe_open(&sampled, (const char *const *)&argv[optind], 1, &ro, NULL, force) < 0)
-		goto fail;
-	if (strcmp(sampled.rd->name, "kpdata") == 0 || strcmp(sampled.rd->name, "heat") == 0) {
-		kp_error("%s is a %s, not samples of a program", argv[optind + 2], sampled.rd->name);
-		goto fail;
-	}
-	if (exact.warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", exact.warning);
-	if (sampled.warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", sampled.warning);
-	ke = pipe_elf(&exact, 0);
+	ke = pipe_elf(exact, 0);
 	/* one share per symbol, and the last for addresses no symbol owns */
 	nsh = ke->nsyms + 1;
 	ex = kp_calloc(nsh, sizeof *ex);
 	sa = kp_calloc(nsh, sizeof *sa);
-	total = per_symbol(&exact, ex, ke->nsyms);
-	N = per_symbol(&sampled, sa, ke->nsyms);
+	total = per_symbol(exact, ex, ke->nsyms);
+	N = per_symbol(sampled, sa, ke->nsyms);
 	if (total == 0) {
-		kp_error("%s: no instruction of %s ran", argv[optind + 1], argv[optind]);
-		goto fail;
+		kp_error("%s: no instruction of %s ran", wo->dumps[0], wo->elfs[0]);
+		goto out;
 	}
 	if (N == 0) {
-		kp_error("%s: no sample of %s", argv[optind + 2], argv[optind]);
-		goto fail;
+		kp_error("%s: no sample of %s", wo->dumps[1], wo->elfs[0]);
+		goto out;
 	}
 	sh = kp_calloc(nsh, sizeof *sh);
 	for (size_t i = 0; i < nsh; i++)
@@ -266,49 +211,61 @@ int accuracy_main(int argc, char **argv)
 			x[nrank] = sh[i].exact;
 			y[nrank++] = sh[i].sampled;
 		}
-	printf("accuracy: %s: %" PRIu64 " samples against %" PRIu64 " exact instructions, %zu functions\n",
-	       argv[optind], N, total, nused);
-	printf("N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", N, tvd, floor_,
-	       floor_ > 0 ? tvd / floor_ : tvd > 0 ? INFINITY : 0);
+	fprintf(out, "accuracy: %s: %" PRIu64 " samples against %" PRIu64 " exact instructions, %zu functions\n",
+		wo->elfs[0], N, total, nused);
+	fprintf(out, "N %" PRIu64 " tvd %.4f floor %.4f ratio %.2f\n", N, tvd, floor_,
+		floor_ > 0 ? tvd / floor_ : tvd > 0 ? INFINITY : 0);
 	if (nrank >= 2 && !isnan(spearman(x, y, nrank)))
-		printf("spearman %.3f over %zu functions with >= %g %%\n", spearman(x, y, nrank), nrank, minshare);
+		fprintf(out, "spearman %.3f over %zu functions with >= %g %%\n", spearman(x, y, nrank), nrank, minshare);
 	else if (nrank >= 2)
-		printf("spearman n/a: the shares of the %zu functions with >= %g %% tie\n", nrank, minshare);
+		fprintf(out, "spearman n/a: the shares of the %zu functions with >= %g %% tie\n", nrank, minshare);
 	else
-		printf("spearman n/a: %zu functions with >= %g %%\n", nrank, minshare);
+		fprintf(out, "spearman n/a: %zu functions with >= %g %%\n", nrank, minshare);
 	for (size_t i = 0; i < nsh; i++)        /* sh was sorted: find the worst again */
 		if (worst_i >= 0 && sh[i].sym == (worst_i < (long)ke->nsyms ? worst_i : -1)) {
-			printf("worst %s: sampled %.2f %% exact %.2f %%, %+.1f sd\n",
-			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name,
-			       100 * sh[i].sampled, 100 * sh[i].exact, worst);
+			fprintf(out, "worst %s: sampled %.2f %% exact %.2f %%, %+.1f sd\n",
+				sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name,
+				100 * sh[i].sampled, 100 * sh[i].exact, worst);
 			break;
 		}
-	agreement(ke, sh, nsh, N);
-	printf("%9s %9s %8s  %s\n", "exact%", "sampled%", "sd", "function");
+	agreement(out, ke, sh, nsh, N);
+	fprintf(out, "%9s %9s %8s  %s\n", "exact%", "sampled%", "sd", "function");
 	for (size_t i = 0; i < nsh && (!top || (long)shown < top); i++) {
 		double e = sh[i].exact, q = sh[i].sampled;
 		if (e == 0 && q == 0)
 			continue;
 		shown++;
 		if (e > 0 && e < 1)
-			printf("%9.2f %9.2f %+8.1f  %s\n", 100 * e, 100 * q,
-			       (q - e) / sqrt(e * (1 - e) / N),
-			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
+			fprintf(out, "%9.2f %9.2f %+8.1f  %s\n", 100 * e, 100 * q,
+				(q - e) / sqrt(e * (1 - e) / N),
+				sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
 		else
-			printf("%9.2f %9.2f %8s  %s\n", 100 * e, 100 * q, e == 0 ? "no heat" : "-",
-			       sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
+			fprintf(out, "%9.2f %9.2f %8s  %s\n", 100 * e, 100 * q, e == 0 ? "no heat" : "-",
+				sh[i].sym < 0 ? "(no symbol)" : ke->syms[sh[i].sym].name);
 	}
-	status = fflush(stdout) == 0 ? 0 : 2;
-	goto out;
-fail:
-	fprintf(stderr, "kprof: %s\n", kp_lasterror());
+	status = 0;
 out:
 	free(x);
 	free(y);
 	free(sh);
 	free(ex);
 	free(sa);
-	pipe_close(&exact);
-	pipe_close(&sampled);
 	return status;
 }
+
+const struct writer writer_accuracy = {
+	.name = "accuracy",
+	.ninputs = 2,
+	.formats = { "heat", NULL },
+	.opts = accuracy_opts,
+	.usage = "kprof accuracy [--min-share PERCENT] [--top N] [--force] PROGRAM.elf HEAT SAMPLES",
+	.wants = "PROGRAM.elf, HEAT and SAMPLES",
+	.about = "Compares a sampled profile (SAMPLES: any dump kprof reads, or \"address count\" lines) with the\n"
+		 "exact heat (HEAT: /dev/heat) of the same program, per function: total\n"
+		 "variation distance, its expectation for random sampling with the same N,\n"
+		 "their ratio, Spearman's rank correlation over the functions with at least\n"
+		 "--min-share percent (default 1), and the worst function in standard deviations.\n"
+		 "Only SAMPLES' samples of PROGRAM count (a dump of several modules pairs\n"
+		 "them by build-id). A heatinfo beside HEAT must name PROGRAM's build-id, or --force.\n",
+	.view = accuracy_view,
+};

@@ -1,4 +1,4 @@
-/* diff.c: kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N]
+/* wr_diff.c: kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N]
  * [--force] [-o FLAME.svg] KERNEL.elf BASE NEW: what changed between two
  * stack dumps of the same command. Under QEMU's -icount two runs of the
  * same command line are the same run, so every difference is the code's:
@@ -8,16 +8,11 @@
  * with -o (widths from NEW, red where a frame grew, blue where it shrank),
  * and exits 1 when any function's share moved by more than the threshold
  * (default 2 percentage points): a gate for a change in CI. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kprof.h"
-
-#define DIFF_USAGE "kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N] [--force] " \
-		   "[-o FLAME.svg] KERNEL.elf BASE NEW"
-#define MAX_ELFS 64
 
 struct share {
 	const char *name;               /* the table's */
@@ -111,89 +106,37 @@ static int moved_row(const struct share *s)
 	return fabs(s->now - s->base) >= 5e-7;          /* shows as +-0.00 below that */
 }
 
-static void function_row(const struct share *s)
+static void function_row(FILE *out, const struct share *s)
 {
-	printf("%9.2f %9.2f %+9.2f  %s\n", 100 * s->base, 100 * s->now, 100 * (s->now - s->base), s->name);
+	fprintf(out, "%9.2f %9.2f %+9.2f  %s\n", 100 * s->base, 100 * s->now, 100 * (s->now - s->base), s->name);
 }
 
-int diff_main(int argc, char **argv)
+static const struct wopt diff_opts[] = {
+	{ .name = "elf", .value = "PROG.elf" },            /* these three in the help's text */
+	{ .name = "threshold", .value = "PCT", .number = "percentage points", .def = 2, .lo = 0, .hi = 100 },
+	{ .name = "output", .value = "FLAME.svg", .letter = 'o' },
+	{ .name = "top", .value = "N", .help = "rows of each table (default 10; 0: all)" },
+	{ .name = "force", .help = "go on when an ELF's build-id is not a dump's" },
+	{ .name = NULL },
+};
+
+/* in[0]: BASE, in[1]: NEW, both stack dumps of the same ELFs; 1 when a
+ * function's share moved by more than the threshold */
+static int diff_view(FILE *out, const struct wopts *wo, struct pipe *in)
 {
-	static const struct option longopts[] = {
-		{ "elf", required_argument, NULL, 'e' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "top", required_argument, NULL, 't' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *elfs[MAX_ELFS + 1], *svg = NULL;
-	size_t nelfs = 1, nb = 0, nn = 0, nv, ns;
-	struct pipe base, now;
-	struct ropen ro = { 0 };
-	struct fline *lb = NULL, *ln = NULL;
+	const char *svg = wopt_arg(diff_opts, wo, "output");
+	size_t nb = 0, nn = 0, nv, ns;
+	struct pipe *base = &in[0], *now = &in[1];
+	struct fline *lb, *ln;
 	struct shares fs = { 0 }, ss = { 0 };
 	struct share *v, *st;
-	double threshold = 2.0;
+	double threshold = wopt_num(diff_opts, wo, "threshold");
 	uint64_t tb, tn;
-	long top = 10;
-	int c, force = 0, status = 2, moved = 0;
-	char *end;
+	long top = wo->top;
+	int status = -1, moved = 0;
 
-	optind = 1;
-	opterr = 0;
-	memset(&base, 0, sizeof base);
-	memset(&now, 0, sizeof now);
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (nelfs == MAX_ELFS + 1) {
-				fprintf(stderr, "kprof: too many --elf files\n");
-				return 2;
-			}
-			elfs[nelfs++] = optarg;
-			break;
-		case 'T':
-			threshold = strtod(optarg, &end);
-			if (end == optarg || *end || !(threshold >= 0 && threshold <= 100)) {
-				fprintf(stderr, "kprof: --threshold wants percentage points, not %s\n", optarg);
-				return 2;
-			}
-			break;
-		case 't':
-			if (kp_parse_top(optarg, &top, DIFF_USAGE) < 0)
-				return 2;
-			break;
-		case 'f': force = 1; break;
-		case 'o': svg = optarg; break;
-		case 'h':
-			printf("usage: %s\n\nWhat changed between two stack dumps of the same command (under -icount\n"
-			       "the same run, so every difference is the code's): the functions whose share of\n"
-			       "the samples moved most, the stacks whose samples changed most, and with -o a\n"
-			       "differential flame graph (widths from NEW; red grew, blue shrank). Exit status\n"
-			       "1 when a function's share moved by more than --threshold percentage points\n"
-			       "(default 2), 0 when none did, 2 on an error.\n"
-			       "  --top N   rows of each table (default 10; 0: all)\n"
-			       "  --force   go on when an ELF's build-id is not a dump's\n", DIFF_USAGE);
-			return 0;
-		default:
-			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], DIFF_USAGE);
-			return 2;
-		}
-	}
-	if (argc - optind != 3) {
-		fprintf(stderr, "kprof: diff wants KERNEL.elf, BASE and NEW; usage: %s\n", DIFF_USAGE);
-		return 2;
-	}
-	elfs[0] = argv[optind];
-	ro.path = argv[optind + 1];
-	if (pipe_open(&base, elfs, nelfs, &ro, "stacks", force) < 0)
-		goto fail;
-	ro.path = argv[optind + 2];
-	if (pipe_open(&now, elfs, nelfs, &ro, "stacks", force) < 0)
-		goto fail;
-	lb = folded_lines(&base.sy, &base.ss, &nb);
-	ln = folded_lines(&now.sy, &now.ss, &nn);
+	lb = folded_lines(&base->sy, &base->ss, &nb);
+	ln = folded_lines(&now->sy, &now->ss, &nn);
 	tb = functions(lb, nb, &fs, 0);
 	tn = functions(ln, nn, &fs, 1);
 	v = fs.v, nv = fs.n;
@@ -214,46 +157,57 @@ int diff_main(int argc, char **argv)
 		st[i].now = tn ? (double)st[i].nnow / tn : 0;
 	}
 	qsort(st, ns, sizeof *st, by_samples);
-	printf("diff: %ju samples in BASE, %ju in NEW; threshold %.2f points\n", (uintmax_t)tb,
-	       (uintmax_t)tn, threshold);
-	printf("%9s %9s %9s  %s\n", "base%", "new%", "change", "function (share of the stacks it is in)");
+	fprintf(out, "diff: %ju samples in BASE, %ju in NEW; threshold %.2f points\n", (uintmax_t)tb,
+		(uintmax_t)tn, threshold);
+	fprintf(out, "%9s %9s %9s  %s\n", "base%", "new%", "change", "function (share of the stacks it is in)");
 	for (size_t i = 0; i < nv && (!top || (long)i < top) && v[i].now > v[i].base; i++)
 		if (moved_row(&v[i]))
-			function_row(&v[i]);                    /* grew, the most first */
+			function_row(out, &v[i]);               /* grew, the most first */
 	for (size_t i = 0; i < nv && (!top || (long)i < top) && v[nv - 1 - i].now < v[nv - 1 - i].base; i++)
 		if (moved_row(&v[nv - 1 - i]))
-			function_row(&v[nv - 1 - i]);           /* shrank, the most first */
-	printf("\n%9s %9s %9s  %s\n", "base", "new", "change", "stack");
+			function_row(out, &v[nv - 1 - i]);      /* shrank, the most first */
+	fprintf(out, "\n%9s %9s %9s  %s\n", "base", "new", "change", "stack");
 	for (size_t i = 0; i < ns && (!top || (long)i < top) && st[i].nbase != st[i].nnow; i++)
-		printf("%9ju %9ju %+9jd  %s\n", (uintmax_t)st[i].nbase, (uintmax_t)st[i].nnow,
-		       (intmax_t)st[i].nnow - (intmax_t)st[i].nbase, st[i].name);
+		fprintf(out, "%9ju %9ju %+9jd  %s\n", (uintmax_t)st[i].nbase, (uintmax_t)st[i].nnow,
+			(intmax_t)st[i].nnow - (intmax_t)st[i].nbase, st[i].name);
 	if (svg) {
 		FILE *f = fopen(svg, "w");
 		if (!f) {
 			kp_error("%s: cannot write", svg);
-			goto fail;
+			goto out;
 		}
-		flame_svg(f, ln, nn, lb, nb, sampleset_unit(&now.ss));
+		flame_svg(f, ln, nn, lb, nb, sampleset_unit(&now->ss));
 		if (fclose(f) != 0) {
 			kp_error("%s: cannot write", svg);
-			goto fail;
+			goto out;
 		}
-		printf("\ndiff: the differential flame graph is in %s\n", svg);
+		fprintf(out, "\ndiff: the differential flame graph is in %s\n", svg);
 	}
-	status = fflush(stdout) == 0 ? moved : 2;
-	goto out;
-fail:
-	fprintf(stderr, "kprof: %s\n", kp_lasterror());
+	status = moved;
 out:
 	strtab_free(&fs.names);
 	strtab_free(&ss.names);
 	free(fs.v);
 	free(ss.v);
-	if (lb)
-		folded_free(lb, nb);
-	if (ln)
-		folded_free(ln, nn);
-	pipe_close(&base);
-	pipe_close(&now);
+	folded_free(lb, nb);
+	folded_free(ln, nn);
 	return status;
 }
+
+const struct writer writer_diff = {
+	.name = "diff",
+	.ninputs = 2,
+	.formats = { "stacks", "stacks" },
+	.opts = diff_opts,
+	.top = 10,
+	.usage = "kprof diff [--elf PROG.elf]... [--threshold PCT] [--top N] [--force] "
+		 "[-o FLAME.svg] KERNEL.elf BASE NEW",
+	.wants = "KERNEL.elf, BASE and NEW",
+	.about = "What changed between two stack dumps of the same command (under -icount\n"
+		 "the same run, so every difference is the code's): the functions whose share of\n"
+		 "the samples moved most, the stacks whose samples changed most, and with -o a\n"
+		 "differential flame graph (widths from NEW; red grew, blue shrank). Exit status\n"
+		 "1 when a function's share moved by more than --threshold percentage points\n"
+		 "(default 2), 0 when none did, 2 on an error.\n",
+	.view = diff_view,
+};

@@ -1,20 +1,15 @@
-/* heat.c: kprof heat PROGRAM.elf DUMP [--annotate] [--top N]: the heat
+/* wr_heat.c: kprof heat PROGRAM.elf DUMP [--annotate] [--top N]: the heat
  * engine's exact per-instruction counts, summed per function
  * (instructions, calls from the CALLED marks, duration), or with
  * --annotate each function's disassembly with every instruction's count
  * and marks beside it. */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <capstone.h>
 
 #include "abi/heat.h"
 #include "heat.h"
-
-#define HEAT_USAGE "kprof heat [--annotate] [--top N] [--force] PROGRAM.elf DUMP"
 
 struct fn {
 	long sym;
@@ -79,70 +74,37 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-int heat_main(int argc, char **argv)
+static const struct wopt heat_opts[] = {
+	{ .name = "annotate", .help = "each function's instructions with their counts and marks\n"
+	  "(C: called, >: block enter, <: block exit)" },
+	{ .name = "top", .value = "N", .help = "only the N hottest functions" },
+	{ .name = "force", .help = "go on when the heatinfo beside DUMP names another build-id" },
+	{ .name = NULL },
+};
+
+static int heat_view(FILE *out, const struct wopts *wo, struct pipe *in)
 {
-	static const struct option longopts[] = {
-		{ "annotate", no_argument, NULL, 'a' },
-		{ "top", required_argument, NULL, 't' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pipe pp;
-	struct ropen ro = { 0 };
+	const struct pipe *pp = &in[0];
 	const struct kelf *ke;
-	struct fn *fns = NULL;
-	long top = 0, nf = 0;
-	int c, ann = 0, force = 0, status = 2;
+	struct fn *fns;
+	long top = wo->top, nf = 0;
+	int status = 0;
 	uint64_t total = 0, nosym = 0;
 
-	optind = 1;
-	opterr = 0;
-	memset(&pp, 0, sizeof pp);
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a': ann = 1; break;
-		case 'f': force = 1; break;
-		case 't':
-			if (kp_parse_top(optarg, &top, HEAT_USAGE) < 0)
-				return 2;
-			break;
-		case 'h':
-			printf("usage: %s\n\nThe exact heat of a traced program (/dev/heat), per function:\n"
-			       "instructions executed, calls (CALLED marks) and duration (TSC ticks).\n"
-			       "  --annotate  each function's instructions with their counts and marks\n"
-			       "              (C: called, >: block enter, <: block exit)\n"
-			       "  --top N     only the N hottest functions\n"
-			       "  --force     go on when the heatinfo beside DUMP names another build-id\n", HEAT_USAGE);
-			return 0;
-		default:
-			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], HEAT_USAGE);
-			return 2;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "kprof: heat wants PROGRAM.elf and DUMP; usage: %s\n", HEAT_USAGE);
-		return 2;
-	}
-	ro.path = argv[optind + 1];
-	if (pipe_open(&pp, (const char *const *)&argv[optind], 1, &ro, "heat", force) < 0)
-		goto fail;
-	if (pp.warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
-	ke = pipe_elf(&pp, 0);
+	ke = pipe_elf(pp, 0);
 	fns = kp_calloc(ke->nsyms + 1, sizeof *fns);
 	for (size_t i = 0; i < ke->nsyms; i++)
 		fns[i].sym = (long)i;
 	fns[ke->nsyms].sym = -1;
-	for (size_t i = 0; i < pp.ss.nflat; i++) {
-		long s = pp.p.hits[i].sym;
+	for (size_t i = 0; i < pp->ss.nflat; i++) {
+		long s = pp->p.hits[i].sym;
 		struct fn *f = &fns[s < 0 ? (long)ke->nsyms : s];
-		uint64_t n = pp.ss.flat[i].count;
+		uint64_t n = pp->ss.flat[i].count;
 
 		/* sums that cannot wrap: a count near 2^64 stops them at the top */
 		f->instr = add_sat(f->instr, n);
-		f->dur = add_sat(f->dur, pp.ss.heat[i].dur);
-		if (pp.ss.heat[i].flags & HEATF_CALLED)
+		f->dur = add_sat(f->dur, pp->ss.heat[i].dur);
+		if (pp->ss.heat[i].flags & HEATF_CALLED)
 			f->calls = add_sat(f->calls, n);
 		total = add_sat(total, n);
 		if (s < 0)
@@ -153,38 +115,46 @@ int heat_main(int argc, char **argv)
 		;
 	if (top && top < nf)
 		nf = top;
-	printf("heat: %s: %" PRIu64 " instructions executed at %zu addresses\n", argv[optind],
-	       total, pp.ss.nflat);
-	if (pp.ss.running)
-		printf("note: the heatinfo beside the dump says tracing was still on when it was read: "
-		       "the counts are partial\n");
-	printf("%8s %14s %10s %14s  %s\n", "%instr", "instructions", "calls", "duration", "function");
+	fprintf(out, "heat: %s: %" PRIu64 " instructions executed at %zu addresses\n", wo->elfs[0],
+		total, pp->ss.nflat);
+	if (pp->ss.running)
+		fprintf(out, "note: the heatinfo beside the dump says tracing was still on when it was read: "
+			"the counts are partial\n");
+	fprintf(out, "%8s %14s %10s %14s  %s\n", "%instr", "instructions", "calls", "duration", "function");
 	for (long i = 0; i < nf; i++)
-		printf("%8.2f %14" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s\n",
-		       100.0 * fns[i].instr / (double)total, fns[i].instr, fns[i].calls, fns[i].dur,
-		       symname(ke, fns[i].sym));
-	if (ann) {
+		fprintf(out, "%8.2f %14" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s\n",
+			100.0 * fns[i].instr / (double)total, fns[i].instr, fns[i].calls, fns[i].dur,
+			symname(ke, fns[i].sym));
+	if (wopt_arg(heat_opts, wo, "annotate")) {
 		csh cs;
 		cs_insn *insn;
 		if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK || !(insn = cs_malloc(cs))) {
 			kp_error("capstone cannot disassemble i386 here");
-			goto fail;
+			status = -1;
+			goto out;
 		}
-		printf("\n%12s %12s %s  %-8s  %s\n", "count", "duration", "C><", "address", "instruction");
+		fprintf(out, "\n%12s %12s %s  %-8s  %s\n", "count", "duration", "C><", "address", "instruction");
 		for (long i = 0; i < nf; i++)
 			if (fns[i].sym >= 0)
-				annotate(stdout, ke, &pp.ss, &fns[i], cs, insn);
+				annotate(out, ke, &pp->ss, &fns[i], cs, insn);
 		cs_free(insn, 1);
 		cs_close(&cs);
 	}
 	if (nosym)
 		fprintf(stderr, "kprof: %" PRIu64 " instructions ran at addresses no symbol owns\n", nosym);
-	status = fflush(stdout) == 0 ? 0 : 2;
-	goto out;
-fail:
-	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
 	free(fns);
-	pipe_close(&pp);
 	return status;
 }
+
+const struct writer writer_heat = {
+	.name = "heat",
+	.ninputs = 1,
+	.formats = { "heat" },
+	.opts = heat_opts,
+	.usage = "kprof heat [--annotate] [--top N] [--force] PROGRAM.elf DUMP",
+	.wants = "PROGRAM.elf and DUMP",
+	.about = "The exact heat of a traced program (/dev/heat), per function:\n"
+		 "instructions executed, calls (CALLED marks) and duration (TSC ticks).\n",
+	.view = heat_view,
+};

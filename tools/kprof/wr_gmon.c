@@ -1,9 +1,8 @@
-/* gmon.c: `kprof gmon PROG.elf FILE` prints a gmon file's flat profile
+/* wr_gmon.c: the view `kprof gmon PROG.elf FILE` prints a gmon file's flat profile
  * with each function's calls from its arcs (rd_gmon.c parses the file):
  * the same samples per function GNU gprof finds, since each bin is charged
  * to the symbol holding its first byte and the bins are 2 bytes, never
  * split between functions. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,59 +68,28 @@ static void flat(FILE *out, const struct pipe *pp, long top)
 	free(rows);
 }
 
-#define GMON_USAGE "kprof gmon [--top N] [--force] PROG.elf GMONFILE"
-
-/* argv: "gmon", options, PROG.elf, FILE. Exit status 0, or 2 after one
- * "kprof: " line. */
-int gmon_main(int argc, char **argv)
+static int gmon_view(FILE *out, const struct wopts *wo, struct pipe *in)
 {
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, 't' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pipe pp;
-	struct ropen ro = { 0 };
-	long top = 0;
-	int c, force = 0, status = 2;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (kp_parse_top(optarg, &top, GMON_USAGE) < 0)
-				return 2;
-			break;
-		case 'f': force = 1; break;
-		case 'h':
-			printf("usage: %s\n\nA profil(2) gmon file's flat profile, as GNU gprof counts it: the\n"
-			       "samples each function's bins hold, and its calls from the arcs.\n"
-			       "PROG.elf must be the program that wrote the file (the -pg build):\n"
-			       "its text must hold the file's and its functions the arcs.\n"
-			       "  --top N   only the N functions with the most samples\n"
-			       "  --force   go on when PROG.elf does not look like the program\n", GMON_USAGE);
-			return 0;
-		default:
-			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], GMON_USAGE);
-			return 2;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "kprof: gmon wants PROG.elf and GMONFILE; usage: %s\n", GMON_USAGE);
-		return 2;
-	}
-	ro.path = argv[optind + 1];
-	if (pipe_open(&pp, (const char *const *)&argv[optind], 1, &ro, "gmon", force) < 0) {
-		fprintf(stderr, "kprof: %s\n", kp_lasterror());
-		goto out;
-	}
-	flat(stdout, &pp, top);
-	status = fflush(stdout) == 0 ? 0 : 2;
-	if (pp.warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
-out:
-	pipe_close(&pp);
-	return status;
+	flat(out, &in[0], wo->top);
+	return 0;
 }
+
+static const struct wopt gmon_opts[] = {
+	{ .name = "top", .value = "N", .help = "only the N functions with the most samples" },
+	{ .name = "force", .help = "go on when PROG.elf does not look like the program" },
+	{ .name = NULL },
+};
+
+const struct writer writer_gmon = {
+	.name = "gmon",
+	.ninputs = 1,
+	.formats = { "gmon" },
+	.opts = gmon_opts,
+	.usage = "kprof gmon [--top N] [--force] PROG.elf GMONFILE",
+	.wants = "PROG.elf and GMONFILE",
+	.about = "A profil(2) gmon file's flat profile, as GNU gprof counts it: the\n"
+		 "samples each function's bins hold, and its calls from the arcs.\n"
+		 "PROG.elf must be the program that wrote the file (the -pg build):\n"
+		 "its text must hold the file's and its functions the arcs.\n",
+	.view = gmon_view,
+};

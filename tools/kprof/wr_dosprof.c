@@ -1,11 +1,9 @@
-/* dosprof.c: kprof dosprof [--addr] [--top N] ELF DUMP: the DosProfile
+/* wr_dosprof.c: kprof dosprof [--addr] [--top N] ELF DUMP: the DosProfile
  * views of a raw dump (parsed by rd_dosprof.c, the reader that gives plain
- * kprof its report): the global data, each slot's count, the hit table
+ * kprof its report, and handed here as its sample set's payload): the global data, each slot's count, the hit table
  * charged to the functions of ELF (or, with --addr, to each address), and
  * the detailed counters with the functions each counter's range holds and
  * each function's share of that range's code. */
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +11,6 @@
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define USAGE "kprof dosprof [--addr] [--top N] [--force] ELF DUMP"
 
 /* the symbol libdwfl names for addr (the symbolizer's ranges), or NULL */
 static const struct ksym *owner(const struct kelf *ke, uint32_t addr)
@@ -145,9 +142,8 @@ static void put_path(FILE *out, const char *path)
 }
 
 /* the global data and each slot's count, as the guest's driver prints them */
-static void report_global(FILE *out, const struct dosprof *d)
+static void report_global(FILE *out, const struct dosprof *d, const struct module *m)
 {
-	const struct module *m = &d->dh.mods[0];
 	const PRFRET0 *r0 = &d->r0;
 
 	fprintf(out, "DosProfile dump: %s %u, %.3f samples/s, module ", d->p.pid ? "pid" : "kernel",
@@ -174,73 +170,35 @@ static void report_global(FILE *out, const struct dosprof *d)
 	}
 }
 
-int dosprof_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "addr", no_argument, NULL, 'a' },
-		{ "top", required_argument, NULL, 't' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pipe pp;
-	struct ropen ro = { 0 };
-	struct dosprof d = { 0 };
-	unsigned char *buf = NULL;
-	size_t len;
-	int c, by_address = 0, status = 2, parsed = 0, force = 0;
-	long top = 0;
+static const struct wopt dosprof_opts[] = {
+	{ .name = "addr", .help = "the hit table per address, not per function" },
+	{ .name = "top", .value = "N", .help = "only the N rows of the hit table with the most hits" },
+	{ .name = "force", .help = "go on when ELF's build-id is not the dump's" },
+	{ .name = NULL },
+};
 
-	optind = 1;
-	opterr = 0;
-	memset(&pp, 0, sizeof pp);
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a': by_address = 1; break;
-		case 'f': force = 1; break;
-		case 't':
-			if (kp_parse_top(optarg, &top, USAGE) < 0)
-				return 2;
-			break;
-		case 'h':
-			printf("usage: %s\n\nA DosProfile dump in OS/2's terms: the global data, each slot's count,\n"
-			       "the hit table charged to ELF's functions, and the detailed counters with\n"
-			       "the functions each counter's range holds.\n"
-			       "  --addr    the hit table per address, not per function\n"
-			       "  --top N   only the N rows of the hit table with the most hits\n"
-			       "  --force   go on when ELF's build-id is not the dump's\n", USAGE);
-			return 0;
-		default:
-			fprintf(stderr, "kprof: unknown option %s; usage: %s\n", argv[optind - 1], USAGE);
-			return 2;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "kprof: dosprof wants ELF and DUMP; usage: %s\n", USAGE);
-		return 2;
-	}
-	/* the pipeline pairs the ELF with the dump (build-id); the records
-	 * themselves are parsed again here for OS/2's view of them */
-	ro.path = argv[optind + 1];
-	if (pipe_open(&pp, (const char *const *)&argv[optind], 1, &ro, "dosprof", force) < 0 ||
-	    kp_readfile(argv[optind + 1], DPDUMP_MAX_BYTES, &buf, &len) < 0 ||
-	    dosprof_parse(&d, buf, len, argv[optind + 1]) < 0)
-		goto fail;
-	parsed = 1;
-	report_global(stdout, &d);
-	if (d.have_hits)
-		report_hits(stdout, &d, pipe_elf(&pp, 0), by_address, top);
-	report_detail(stdout, &d, pipe_elf(&pp, 0), d.samples);
-	if (pp.warning[0])
-		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
-	status = 0;
-	goto out;
-fail:
-	fprintf(stderr, "kprof: %s\n", kp_lasterror());
-out:
-	if (parsed)
-		dump_free(&d.dh);
-	free(buf);
-	pipe_close(&pp);
-	return status;
+/* the pipeline paired the ELF with the dump (build-id); the dump's
+ * records, as the reader parsed them, are the set's payload */
+static int dosprof_view(FILE *out, const struct wopts *wo, struct pipe *in)
+{
+	const struct dosprof *d = in[0].ss.payload;
+
+	report_global(out, d, &in[0].ss.mods[0]);
+	if (d->have_hits)
+		report_hits(out, d, pipe_elf(&in[0], 0), wopt_arg(dosprof_opts, wo, "addr") != NULL, wo->top);
+	report_detail(out, d, pipe_elf(&in[0], 0), d->samples);
+	return 0;
 }
+
+const struct writer writer_dosprof = {
+	.name = "dosprof",
+	.ninputs = 1,
+	.formats = { "dosprof" },
+	.opts = dosprof_opts,
+	.usage = "kprof dosprof [--addr] [--top N] [--force] ELF DUMP",
+	.wants = "ELF and DUMP",
+	.about = "A DosProfile dump in OS/2's terms: the global data, each slot's count,\n"
+		 "the hit table charged to ELF's functions, and the detailed counters with\n"
+		 "the functions each counter's range holds.\n",
+	.view = dosprof_view,
+};
