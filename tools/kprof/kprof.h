@@ -302,9 +302,9 @@ void kelf_close(struct kelf *ke);
 const struct krange *kelf_range(const struct kelf *ke, uint64_t addr, size_t *cursor);
 const unsigned char *kelf_bytes(const struct kelf *ke, uint64_t addr, size_t *avail);
 
-struct namecache {                 /* frame_name's answers, by (address, module << 1 | leaf) */
+struct namecache {                 /* frame_chain's answers (struct kchain *), by (address, module << 1 | leaf) */
 	struct kvmap names;
-	struct strtab chains;          /* the names with inlined frames, made here */
+	struct strtab chains;          /* inlined functions' names and the names made here */
 	struct kvmap suffixed;         /* a name's suffixed copy, by the name's pointer */
 	const char *suffix;            /* the suffix they have */
 };
@@ -327,11 +327,27 @@ void symbolizer_close(struct symbolizer *sy);
 #define ROW_UNKNOWN "<unknown>"        /* the flat report's row of the counts no symbol owns */
 #define KERNEL_SUFFIX "_[k]"           /* a kernel frame in folded lines (stackcollapse-perf.pl's) */
 
-/* A frame's name: its function's (a frame below the leaf by its call,
- * the byte before its return address), and when functions are inlined
- * there (the DWARF says so) "function;inlined;...;innermost", as perf
- * report --inline shows them: frames of their own (none with --no-inline,
- * sy->no_inline); FRAME_UNKNOWN when no symbol owns it. */
+/* One frame of a call chain, as perf's callchain node: a function, in
+ * its module; an inlined frame is part of the physical frame (the return
+ * address) of the frame before it. */
+struct kframe {
+	uint32_t mod;                  /* the sample set's module */
+	const char *name;              /* its function's; FRAME_UNKNOWN when no symbol owns it */
+	int inlined;                   /* inlined into the frame before it */
+};
+/* The frames of one physical frame, outermost first: its function's (a
+ * frame below the leaf by its call, the byte before its return address),
+ * then when functions are inlined there (the DWARF says so) a frame for
+ * each, as perf report --inline shows them (none with --no-inline,
+ * sy->no_inline). Looked up once; the symbolizer keeps them. */
+struct kchain {
+	size_t n;                      /* 1 + the inlined frames */
+	const char *joined;            /* frame_name's */
+	struct kframe f[];
+};
+const struct kchain *frame_chain(struct symbolizer *sy, const struct frame *f, int leaf);
+/* A physical frame's name for a flat row: its chain's names joined,
+ * "function;inlined;...;innermost"; one pointer per string. */
 const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf);
 /* stack i's frames by name, root first: the program (stack_root), then
  * "[truncated]" for a walk that ended early, then its callers to the
@@ -414,7 +430,7 @@ void linetab_free(struct linetab *lt);
 const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 int kelf_strings_terminated(struct kelf *ke);           /* 0 after kp_error: damaged DWARF */
-int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n);
+int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, int max);
 int kelf_in_inlined(struct kelf *ke, uint64_t addr);    /* addr is in inlined code */
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */

@@ -218,21 +218,21 @@ int kelf_in_inlined(struct kelf *ke, uint64_t addr)
 }
 
 /* The functions inlined at addr by the DWARF (DW_TAG_inlined_subroutine
- * scopes, by libdw), outermost first, ';' between them, in buf; their
+ * scopes, by libdw), outermost first, at most max in names (strings of
+ * the DWARF), as many as fit in a name of 1024 bytes joined by ';'; their
  * number (0: none, or no usable DWARF). The function they are inlined
  * into is the symbol's. */
-int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n)
+int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, int max)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu, *scopes = NULL;
 	int ns, count = 0;
 	size_t len = 0;
 
-	buf[0] = '\0';
 	if (!kelf_in_inlined(ke, addr) || !(cu = dwfl_module_addrdie(ke->mod, addr, &bias)))
 		return 0;
 	ns = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (int i = ns - 1; i >= 0; i--) {
+	for (int i = ns - 1; i >= 0 && count < max; i--) {
 		Dwarf_Attribute a;
 		const char *name;
 		size_t k;
@@ -243,13 +243,10 @@ int kelf_inlined(struct kelf *ke, uint64_t addr, char *buf, size_t n)
 		if (!name)
 			name = "[inlined]";
 		k = strlen(name);
-		if (len + k + 2 > n)
+		if (len + k + 2 > 1024)
 			break;
-		if (len)
-			buf[len++] = ';';
-		memcpy(buf + len, name, k + 1);
-		len += k;
-		count++;
+		len += k + (len != 0);
+		names[count++] = name;
 	}
 	free(scopes);
 	return count;

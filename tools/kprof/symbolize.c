@@ -416,6 +416,9 @@ void symbolizer_close(struct symbolizer *sy)
 		kelf_close(&sy->elfs[i]);
 	free(sy->elfs);
 	free(sy->of);
+	for (size_t i = 0; i < sy->names.names.cap; i++)
+		if (sy->names.names.s && sy->names.names.s[i].tag)
+			free((void *)sy->names.names.s[i].val);
 	kvmap_free(&sy->names.names);
 	strtab_free(&sy->names.chains);
 	kvmap_free(&sy->names.suffixed);
@@ -431,92 +434,95 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-static const char *lookup_name(struct symbolizer *sy, const struct frame *f, int leaf)
+#define INLINED_MAX 64            /* the inlined frames of one physical frame kept */
+
+/* the chain of names as one string, one pointer per string */
+static const char *joined(struct symbolizer *sy, const struct kchain *c)
 {
-	struct kelf *ke;
-	const struct krange *r;
-	uint64_t at = leaf ? f->addr : f->addr - 1;     /* a return address: its call */
-	char inl[1024], *chain;
-	const char *name;
-	size_t k;
+	size_t len = 0, k;
+	char *s;
 
-	if (f->mod >= sy->nof || sy->of[f->mod] < 0)
-		return FRAME_UNKNOWN;
-	ke = &sy->elfs[sy->of[f->mod]];
-	r = kelf_range(ke, at, NULL);
-	if (!r)
-		return FRAME_UNKNOWN;
-	name = ke->syms[r->sym].name;
-	if (sy->no_inline || kelf_inlined(ke, at, inl, sizeof inl) == 0)
-		return name;
-	chain = kp_calloc(strlen(name) + strlen(inl) + 2, 1);
-	sprintf(chain, "%s;%s", name, inl);
-	k = strtab_index(&sy->names.chains, chain);
-	free(chain);
-	return sy->names.chains.v[k];
-}
-
-/* A frame's function name; the same frame (a big profile has many) is
- * looked up once: the answers are kept in the symbolizer. */
-const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf)
-{
-	int made;
-	uintptr_t *v = kvmap_slot(&sy->names.names, f->addr, f->mod << 1 | (leaf != 0), &made);
-
-	if (made)
-		*v = (uintptr_t)lookup_name(sy, f, leaf);
-	return (const char *)*v;
-}
-
-/* the frames of one frame's name, with the suffix on each, as strings of
- * the symbolizer (a name and a suffix, or a chain of inlined frames, is
- * made once) */
-static const char *suffixed(struct symbolizer *sy, const char *part, size_t len, const char *suffix)
-{
-	char *s = kp_calloc(len + strlen(suffix) + 1, 1);
-	size_t k;
-
-	memcpy(s, part, len);
-	strcpy(s + len, suffix);
+	if (c->n == 1)
+		return c->f[0].name;
+	for (size_t j = 0; j < c->n; j++)
+		len += strlen(c->f[j].name) + 1;
+	s = kp_calloc(len, 1);
+	for (size_t j = 0; j < c->n; j++) {
+		if (j)
+			strcat(s, ";");
+		strcat(s, c->f[j].name);
+	}
 	k = strtab_index(&sy->names.chains, s);
 	free(s);
 	return sy->names.chains.v[k];
 }
 
-/* a name that is one frame, with the suffix: by the name's pointer (the
- * name cache gives each frame's name once), so made once */
-static const char *one_suffixed(struct symbolizer *sy, const char *name, const char *suffix)
+static struct kchain *lookup_chain(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	struct kelf *ke = NULL;
+	const struct krange *r = NULL;
+	uint64_t at = leaf ? f->addr : f->addr - 1;     /* a return address: its call */
+	const char *inl[INLINED_MAX];
+	int ninl = 0;
+	struct kchain *c;
+
+	if (f->mod < sy->nof && sy->of[f->mod] >= 0) {
+		ke = &sy->elfs[sy->of[f->mod]];
+		r = kelf_range(ke, at, NULL);
+	}
+	if (r && !sy->no_inline)
+		ninl = kelf_inlined(ke, at, inl, INLINED_MAX);
+	c = kp_calloc(1, sizeof *c + (1 + (size_t)ninl) * sizeof c->f[0]);
+	c->n = 1 + (size_t)ninl;
+	c->f[0] = (struct kframe){ f->mod, r ? ke->syms[r->sym].name : FRAME_UNKNOWN, 0 };
+	for (int j = 0; j < ninl; j++) {
+		size_t k = strtab_index(&sy->names.chains, inl[j]);        /* one pointer per name */
+
+		c->f[1 + j] = (struct kframe){ f->mod, sy->names.chains.v[k], 1 };
+	}
+	c->joined = joined(sy, c);
+	return c;
+}
+
+/* A frame's chain; the same frame (a big profile has many) is looked up
+ * once: the answers are kept in the symbolizer. */
+const struct kchain *frame_chain(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	int made;
+	uintptr_t *v = kvmap_slot(&sy->names.names, f->addr, f->mod << 1 | (leaf != 0), &made);
+
+	if (made)
+		*v = (uintptr_t)lookup_chain(sy, f, leaf);
+	return (const struct kchain *)*v;
+}
+
+const char *frame_name(struct symbolizer *sy, const struct frame *f, int leaf)
+{
+	return frame_chain(sy, f, leaf)->joined;
+}
+
+/* a frame's name with the suffix, as a string of the symbolizer: by the
+ * name's pointer (the chains give each name once), so made once */
+static const char *suffixed(struct symbolizer *sy, const char *name, const char *suffix)
 {
 	struct namecache *c = &sy->names;
 	uintptr_t *v;
 	int made;
 
+	if (!*suffix)
+		return name;
 	if (c->suffix && strcmp(c->suffix, suffix))     /* another writer's suffix: start again */
 		kvmap_free(&c->suffixed);
 	c->suffix = suffix;
 	v = kvmap_slot(&c->suffixed, (uintptr_t)name, 0, &made);
-	if (made)
-		*v = (uintptr_t)suffixed(sy, name, strlen(name), suffix);
+	if (made) {
+		char *s = kp_fmt("%s%s", name, suffix);
+		size_t k = strtab_index(&sy->names.chains, s);
+
+		*v = (uintptr_t)sy->names.chains.v[k];
+		free(s);
+	}
 	return (const char *)*v;
-}
-
-static size_t split_frame(struct symbolizer *sy, const char *name, const char *suffix, const char **out,
-			  size_t max)
-{
-	size_t n = 0;
-
-	if (!strchr(name, ';')) {
-		if (max)
-			out[n++] = *suffix ? one_suffixed(sy, name, suffix) : name;
-		return n;
-	}
-	while (*name && n < max) {
-		size_t len = strcspn(name, ";");
-
-		out[n++] = suffixed(sy, name, len, suffix);
-		name += len + (name[len] == ';');
-	}
-	return n;
 }
 
 size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i, const char *ksuffix,
@@ -534,9 +540,13 @@ size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i,
 		return n;
 	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)) && n < max)
 		out[n++] = "[truncated]";
-	for (uint32_t k = nfr; k-- > 0;)
-		n += split_frame(sy, frame_name(sy, &f[k], k == 0), f[k].mod == 0 && ss->stacks ? ksuffix : "",
-				 out + n, max - n);
+	for (uint32_t k = nfr; k-- > 0;) {
+		const struct kchain *c = frame_chain(sy, &f[k], k == 0);
+		const char *suffix = f[k].mod == 0 && ss->stacks ? ksuffix : "";
+
+		for (size_t j = 0; j < c->n && n < max; j++)
+			out[n++] = suffixed(sy, c->f[j].name, suffix);
+	}
 	return n;
 }
 

@@ -142,22 +142,17 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			}
 			lv[lid - 1] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
 			{
-				/* a line per function, inlined ones first: the
-				 * name is "function;inlined;...;innermost" */
-				const char *chain = frame_name(sy, &f[k], k == 0), *c;
-				size_t m = 1, j;
+				/* a line per function, inlined ones first */
+				const struct kchain *c = frame_chain(sy, &f[k], k == 0);
+				size_t m = c->n, j;
 				Line *lb, **ll;
-				char part[512];
 
-				for (c = chain; *c; c++)
-					m += *c == ';';
 				lb = kp_calloc(m, sizeof *lb);
 				ll = kp_calloc(m, sizeof *ll);
-				for (j = m, c = chain; j-- > 0;) {
-					size_t len = strcspn(c, ";"), fid;
-					snprintf(part, sizeof part, "%.*s", (int)len, c);
-					c += len + (c[len] == ';');
-					fid = id_of(&fns, f[k].mod, (uint64_t)str(&st, part), &made);
+				for (j = m; j-- > 0;) {         /* outermost first, to the last line */
+					const char *name = c->f[m - 1 - j].name;
+					size_t fid = id_of(&fns, f[k].mod, (uint64_t)str(&st, name), &made);
+
 					if (made) {
 						if (fns.n > cap_f) {
 							cap_f = 2 * fns.n;
@@ -165,7 +160,7 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 						}
 						fv[fid - 1] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 						fv[fid - 1].id = fid;
-						fv[fid - 1].name = fv[fid - 1].system_name = str(&st, part);
+						fv[fid - 1].name = fv[fid - 1].system_name = str(&st, name);
 					}
 					lb[j] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
 					lb[j].function_id = fid;
