@@ -523,6 +523,8 @@ struct fline {
 	char *text;
 	size_t len;                     /* strlen(text) */
 	uint64_t count;
+	const char **frames;            /* its frames, root first: stack_frames's names */
+	size_t nframes;
 };
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines);
 void folded_free(struct fline *lines, size_t n);

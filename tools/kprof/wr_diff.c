@@ -52,26 +52,20 @@ static uint64_t functions(const struct fline *l, size_t n, struct shares *t, int
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *s = strchr(l[i].text, ';');         /* past the root */
 		const char **seen = kp_calloc(STACK_NAMES_MAX, sizeof *seen);
 		size_t nseen = 0;
 
 		total += l[i].count;
-		while (s && *s) {
-			size_t len;
-			struct share *f;
+		for (size_t j = 1; j < l[i].nframes; j++) {    /* past the root */
+			struct share *f = share_of(t, l[i].frames[j], strlen(l[i].frames[j]));
 			int dup = 0;
 
-			s += *s == ';';
-			len = strcspn(s, ";");
-			f = share_of(t, s, len);
 			for (size_t k = 0; k < nseen; k++)
 				dup |= seen[k] == f->name;
 			if (!dup && nseen < STACK_NAMES_MAX) {
 				seen[nseen++] = f->name;
 				*(now ? &f->nnow : &f->nbase) += l[i].count;
 			}
-			s += len;
 		}
 		free(seen);
 	}

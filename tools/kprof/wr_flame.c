@@ -21,7 +21,7 @@
  * drawn when the run ends (flamegraph.pl's flow), with no tree kept:
  * memory is one frame per level, however many stacks there are. */
 struct openframe {
-	const char *name;               /* into the line's text, len bytes */
+	const char *name;               /* a line's frame, len bytes */
 	size_t len;
 	uint64_t start, value, base;    /* where it starts (samples); its samples; in the base */
 };
@@ -141,20 +141,10 @@ static const char script[] =
 	"for (var i = 0; i < fr.length; i++) fr[i].onclick = function () { zoom(this); };\n"
 	"]]></script>\n";
 
-/* the frames of a line: its components, ';' between them */
-static size_t levels_of(const char *s)
-{
-	size_t n = 1;
-
-	for (; *s; s++)
-		n += *s == ';';
-	return n;
-}
-
 /* the two sorted lists as one: the next line's text and its samples in
  * each; a line only the base has adds to its frames' base alone */
-static const char *next_line(const struct fline *a, size_t na, size_t *i, const struct fline *b, size_t nb,
-			     size_t *j, uint64_t *v, uint64_t *bv)
+static const struct fline *next_line(const struct fline *a, size_t na, size_t *i, const struct fline *b,
+				     size_t nb, size_t *j, uint64_t *v, uint64_t *bv)
 {
 	int c;
 
@@ -165,7 +155,7 @@ static const char *next_line(const struct fline *a, size_t na, size_t *i, const 
 	*bv = c >= 0 ? b[*j].count : 0;
 	if (c == 0)
 		(*j)++;                 /* in both: one line */
-	return c <= 0 ? a[(*i)++].text : b[(*j)++].text;
+	return c <= 0 ? &a[(*i)++] : &b[(*j)++];
 }
 
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
@@ -175,16 +165,16 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 	struct openframe *open;
 	size_t i = 0, j = 0, depth = 0, maxlev = 1;
 	uint64_t v, bv, cum = 0, btotal = 0;
-	const char *t;
+	const struct fline *t;
 	int height;
 
 	for (size_t k = 0; k < n; k++) {
 		c.total += lines[k].count;
-		maxlev = levels_of(lines[k].text) > maxlev ? levels_of(lines[k].text) : maxlev;
+		maxlev = lines[k].nframes > maxlev ? lines[k].nframes : maxlev;
 	}
 	for (size_t k = 0; k < nbase; k++) {
 		btotal += base[k].count;
-		maxlev = levels_of(base[k].text) > maxlev ? levels_of(base[k].text) : maxlev;
+		maxlev = base[k].nframes > maxlev ? base[k].nframes : maxlev;
 	}
 	c.levels = (int)maxlev + 1;             /* and "all" under them */
 	c.btotal = base ? (btotal ? btotal : 1) : 0;
@@ -208,23 +198,14 @@ void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct flin
 	open[0] = (struct openframe){ "all", 3, 0, 0, 0 };
 	while ((t = next_line(lines, n, &i, base, nbase, &j, &v, &bv))) {
 		size_t d = 0, k;
-		const char *s = t;
 
 		/* the frames this line shares with the open ones */
-		while (d < depth && *s) {
-			size_t len = strcspn(s, ";");
-			if (len != open[d + 1].len || memcmp(s, open[d + 1].name, len))
-				break;
+		while (d < depth && d < t->nframes && !strcmp(t->frames[d], open[d + 1].name))
 			d++;
-			s += len + (s[len] == ';');
-		}
 		for (; depth > d; depth--)              /* the runs that end here */
 			box(&c, &open[depth], (int)depth);
-		for (; *s; depth++) {                   /* the frames that start */
-			size_t len = strcspn(s, ";");
-			open[depth + 1] = (struct openframe){ s, len, cum, 0, 0 };
-			s += len + (s[len] == ';');
-		}
+		for (; depth < t->nframes; depth++)     /* the frames that start */
+			open[depth + 1] = (struct openframe){ t->frames[depth], strlen(t->frames[depth]), cum, 0, 0 };
 		for (k = 0; k <= depth; k++) {
 			open[k].value += v;
 			open[k].base += bv;

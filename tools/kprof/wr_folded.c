@@ -81,8 +81,8 @@ static void append(char **s, size_t *len, size_t *cap, const char *part)
 }
 
 /* The set's stacks as folded lines, sorted and merged: *nlines of them,
- * each "root;...;leaf" and its count. The caller frees each text and the
- * array (folded_free). */
+ * each "root;...;leaf", its frames (the symbolizer's names) and its
+ * count. The caller frees them (folded_free). */
 struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, size_t *nlines)
 {
 	size_t n = sampleset_nstacks(ss), nl = 0, out = 0;
@@ -104,6 +104,9 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 		lines[nl].text = kp_calloc(len + 1, 1);
 		memcpy(lines[nl].text, buf, len);
 		lines[nl].len = len;
+		lines[nl].frames = kp_calloc(m ? m : 1, sizeof *lines[nl].frames);
+		memcpy(lines[nl].frames, names, m * sizeof *names);
+		lines[nl].nframes = m;
 		lines[nl++].count = w;
 	}
 	free(buf);
@@ -113,6 +116,7 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 		    !memcmp(lines[out - 1].text, lines[i].text, lines[i].len)) {
 			lines[out - 1].count += lines[i].count;
 			free(lines[i].text);
+			free(lines[i].frames);
 		} else {
 			lines[out++] = lines[i];
 		}
@@ -123,8 +127,10 @@ struct fline *folded_lines(struct symbolizer *sy, const struct sampleset *ss, si
 
 void folded_free(struct fline *lines, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(lines[i].text);
+		free(lines[i].frames);
+	}
 	free(lines);
 }
 
