@@ -316,6 +316,7 @@ struct symbolizer {                /* the ELFs, and which one each module is */
 	size_t nof;
 	struct namecache names;
 	int no_inline;                 /* --no-inline: a frame is its function, inlined calls unseen */
+	int lines;                     /* frame_chain gives file:line too (set before the first frame) */
 };
 
 int symbolizer_open(struct symbolizer *sy, const char *const *paths, size_t n);
@@ -334,6 +335,8 @@ struct kframe {
 	uint32_t mod;                  /* the sample set's module */
 	const char *name;              /* its function's; FRAME_UNKNOWN when no symbol owns it */
 	int inlined;                   /* inlined into the frame before it */
+	const char *file;              /* where it is (sy->lines): its call of the frame after it */
+	int line;                      /* in this physical frame, or the address's; NULL, 0 unknown */
 };
 /* The frames of one physical frame, outermost first: its function's (a
  * frame below the leaf by its call, the byte before its return address),
@@ -430,7 +433,7 @@ void linetab_free(struct linetab *lt);
 const char *linetab_at(const struct linetab *lt, uint64_t addr, int *line);
 const char *linetab_relpath(const char *file);
 int kelf_strings_terminated(struct kelf *ke);           /* 0 after kp_error: damaged DWARF */
-int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, int max);
+int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, const char **files, int *lines, int max);
 int kelf_in_inlined(struct kelf *ke, uint64_t addr);    /* addr is in inlined code */
 
 /* ---- disasm.c: the instruction at an address (Capstone) ---- */

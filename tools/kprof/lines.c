@@ -219,10 +219,11 @@ int kelf_in_inlined(struct kelf *ke, uint64_t addr)
 
 /* The functions inlined at addr by the DWARF (DW_TAG_inlined_subroutine
  * scopes, by libdw), outermost first, at most max in names (strings of
- * the DWARF), as many as fit in a name of 1024 bytes joined by ';'; their
- * number (0: none, or no usable DWARF). The function they are inlined
- * into is the symbol's. */
-int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, int max)
+ * the DWARF), as many as fit in a name of 1024 bytes joined by ';', and
+ * with files and lines not NULL where each is called (DW_AT_call_file,
+ * DW_AT_call_line: NULL, 0 unknown); their number (0: none, or no usable
+ * DWARF). The function they are inlined into is the symbol's. */
+int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, const char **files, int *lines, int max)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu, *scopes = NULL;
@@ -246,6 +247,19 @@ int kelf_inlined(struct kelf *ke, uint64_t addr, const char **names, int max)
 		if (len + k + 2 > 1024)
 			break;
 		len += k + (len != 0);
+		if (files) {
+			Dwarf_Files *fs;
+			Dwarf_Word fi, ln;
+			size_t nf;
+
+			files[count] = NULL;
+			lines[count] = 0;
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &fi) == 0 &&
+			    dwarf_getsrcfiles(cu, &fs, &nf) == 0 && fi < nf)
+				files[count] = dwarf_filesrc(fs, fi, NULL, NULL);
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &ln) == 0)
+				lines[count] = (int)ln;
+		}
 		names[count++] = name;
 	}
 	free(scopes);

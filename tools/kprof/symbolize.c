@@ -462,8 +462,8 @@ static struct kchain *lookup_chain(struct symbolizer *sy, const struct frame *f,
 	struct kelf *ke = NULL;
 	const struct krange *r = NULL;
 	uint64_t at = leaf ? f->addr : f->addr - 1;     /* a return address: its call */
-	const char *inl[INLINED_MAX];
-	int ninl = 0;
+	const char *inl[INLINED_MAX], *files[INLINED_MAX];
+	int ninl = 0, lines[INLINED_MAX];
 	struct kchain *c;
 
 	if (f->mod < sy->nof && sy->of[f->mod] >= 0) {
@@ -471,14 +471,24 @@ static struct kchain *lookup_chain(struct symbolizer *sy, const struct frame *f,
 		r = kelf_range(ke, at, NULL);
 	}
 	if (r && !sy->no_inline)
-		ninl = kelf_inlined(ke, at, inl, INLINED_MAX);
+		ninl = kelf_inlined(ke, at, inl, sy->lines ? files : NULL, lines, INLINED_MAX);
 	c = kp_calloc(1, sizeof *c + (1 + (size_t)ninl) * sizeof c->f[0]);
 	c->n = 1 + (size_t)ninl;
-	c->f[0] = (struct kframe){ f->mod, r ? ke->syms[r->sym].name : FRAME_UNKNOWN, 0 };
+	c->f[0] = (struct kframe){ f->mod, r ? ke->syms[r->sym].name : FRAME_UNKNOWN, 0, NULL, 0 };
 	for (int j = 0; j < ninl; j++) {
 		size_t k = strtab_index(&sy->names.chains, inl[j]);        /* one pointer per name */
 
-		c->f[1 + j] = (struct kframe){ f->mod, sy->names.chains.v[k], 1 };
+		c->f[1 + j] = (struct kframe){ f->mod, sy->names.chains.v[k], 1, NULL, 0 };
+	}
+	if (sy->lines && r) {           /* each frame's line: its call of the next, the last the address's */
+		Dwfl_Line *l = ke->mod ? dwfl_module_getsrc(ke->mod, at) : NULL;
+
+		for (int j = 0; j < ninl; j++) {
+			c->f[j].file = files[j];
+			c->f[j].line = lines[j];
+		}
+		if (l)
+			c->f[ninl].file = dwfl_lineinfo(l, NULL, &c->f[ninl].line, NULL, NULL, NULL);
 	}
 	c->joined = joined(sy, c);
 	return c;

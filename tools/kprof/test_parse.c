@@ -496,6 +496,57 @@ static void line_table(void **state)
 	kelf_close(&ke);
 }
 
+/* A frame's chain is structured: the function, then the one inlined
+ * there (bubble into main, in tests/inline.c), each with its module and
+ * whether it is inlined, and with sy->lines where each is: main at its
+ * call of bubble, bubble at the address's line in its body. */
+static void frame_chain_structured(void **state)
+{
+	const char *path = fixture("fixture-inline.elf");
+	struct symbolizer sy;
+	struct fx f;
+	int inlined = 0;
+
+	(void)state;
+	elf_facts(path, &f);
+	for (int lines = 0; lines < 2; lines++) {
+		assert_int_equal(symbolizer_open(&sy, &path, 1), 0);
+		sy.of = calloc(1, sizeof *sy.of);
+		sy.nof = 1;
+		sy.lines = lines;
+		for (uint32_t a = f.ts; a < f.te; a++) {
+			const struct kchain *c = frame_chain(&sy, &(struct frame){ 0, a }, 1);
+
+			assert_true(c->n >= 1);
+			assert_int_equal(c->f[0].inlined, 0);
+			assert_string_equal(frame_name(&sy, &(struct frame){ 0, a }, 1),
+					    c->n == 1 ? c->f[0].name : "main;bubble");
+			if (c->n == 1) {
+				if (lines && strcmp(c->f[0].name, FRAME_UNKNOWN))
+					assert_true(c->f[0].file && c->f[0].line > 0);
+				continue;
+			}
+			inlined++;
+			assert_int_equal(c->n, 2);
+			assert_string_equal(c->f[0].name, "main");
+			assert_string_equal(c->f[1].name, "bubble");
+			assert_int_equal(c->f[1].inlined, 1);
+			assert_int_equal(c->f[1].mod, 0);
+			if (!lines) {
+				assert_null(c->f[0].file);
+				assert_null(c->f[1].file);
+				continue;
+			}
+			assert_non_null(strstr(c->f[0].file, "inline.c"));
+			assert_non_null(strstr(c->f[1].file, "inline.c"));
+			assert_int_equal(c->f[0].line, 19);                 /* bubble(16); */
+			assert_in_range(c->f[1].line, 7, 16);               /* bubble's body */
+		}
+		symbolizer_close(&sy);
+	}
+	assert_true(inlined > 0);
+}
+
 int test_parse_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +560,7 @@ int test_parse_group(void)
 		cmocka_unit_test(merge_res0_and_res4),
 		cmocka_unit_test(check_ranges),
 		cmocka_unit_test(line_table),
+		cmocka_unit_test(frame_chain_structured),
 		cmocka_unit_test(ranges_agree_with_libdwfl),
 		cmocka_unit_test(modules_by_build_id),
 		cmocka_unit_test(dump_header),
