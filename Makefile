@@ -34,6 +34,10 @@ XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
 	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
+# A constant of include/abi/memlayout.h as a number for the linkers and
+# nasm (KERN_LINK's "(0xC0000000u + 0x100000u)" -> 0xc0100000).
+memlayout = $(shell printf '0x%x' $$(( $$(echo $(1) | \
+	$(CC) -E -P -Iinclude -include abi/memlayout.h - | tr -d 'u') )))
 
 
 .PHONY: all run profile flamegraph demo test bench clean help

@@ -65,14 +65,15 @@ void arch_paging_init(uint32_t ram_top);
 uint32_t *arch_pgdir_new(void);        /* kernel part shared, user part empty */
 void arch_pgdir_free(uint32_t *pgdir); /* frees user pages and page tables */
 void arch_pgdir_switch(uint32_t *pgdir);
-/* maps one user page at va to physical page pa (writable); false on no memory */
-bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa);
+/* maps one user page at va to the page kalloc gave (writable); false on no
+ * memory, or if va is not user space or already mapped */
+bool arch_map_user(uint32_t *pgdir, uint32_t va, void *page);
 void arch_unmap_user(uint32_t *pgdir, uint32_t va);   /* frees the page */
 /* physical address of the user page at va, or 0 if not mapped user */
 uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
 /* A kernel pointer to the byte at user address va of pgdir, or NULL if its
- * page is not mapped user. The one place that knows how the kernel sees
- * physical memory (on i386, identity-mapped); good up to the page's end. */
+ * page is not mapped user (the page through the kernel's map of RAM at
+ * KERNBASE); good up to the page's end. */
 void *arch_user_kptr(uint32_t *pgdir, uint32_t va);
 
 /* the kernel stack used on a trap from user mode */

@@ -56,10 +56,10 @@ static bool inject(void)
 	return fail;
 }
 
-/* One bit per page below KERN_TOP, set while the page is free. It is kept
+/* One bit per physical page below KERN_TOP - KERNBASE, set while the page is free. It is kept
  * up to date by kfree and kalloc, so kalloc_contig can search it with
  * interrupts on instead of building it from the list with them off. */
-#define NMAPPAGES (KERN_TOP / PGSIZE)
+#define NMAPPAGES ((KERN_TOP - KERNBASE) / PGSIZE)
 static volatile uint32_t freemap[NMAPPAGES / 32];
 
 static bool page_free(uint32_t pg)
@@ -70,7 +70,7 @@ static bool page_free(uint32_t pg)
 /* with interrupts off */
 static void unlink_page(struct run *r)
 {
-	uint32_t pg = (uint32_t)r / PGSIZE;
+	uint32_t pg = V2P(r) / PGSIZE;
 
 	if (r->prev)
 		r->prev->next = r->next;
@@ -102,7 +102,7 @@ void kalloc_init(const struct memrange *avail, int navail,
 			if (pa == 0 || overlaps(pa, pa + PGSIZE, reserved, nreserved) ||
 			    overlaps(pa, pa + PGSIZE, avail, i))
 				continue;
-			kfree((void *)pa);
+			kfree(P2V(pa));
 			ntotal++;
 		}
 	}
@@ -111,9 +111,9 @@ void kalloc_init(const struct memrange *avail, int navail,
 void kfree(void *page)
 {
 	struct run *r = page;
-	uint32_t pg = (uint32_t)page / PGSIZE, s;
+	uint32_t pg = V2P(page) / PGSIZE, s;
 
-	if ((uint32_t)page % PGSIZE || pg >= NMAPPAGES)
+	if ((uint32_t)page % PGSIZE || (uint32_t)page < KERNBASE || pg >= NMAPPAGES)
 		panic("kfree: bad page %p", page);
 	s = splhi();
 	if (page_free(pg))
@@ -183,11 +183,11 @@ void *kalloc_contig(uint32_t n)
 			ok = page_free(i);
 		if (ok)
 			for (uint32_t i = first; i <= pg; i++)
-				unlink_page((struct run *)(i * PGSIZE));
+				unlink_page(P2V(i * PGSIZE));
 		splx(s);
 		if (ok) {
-			memset((void *)(first * PGSIZE), 0, n * PGSIZE);
-			return (void *)(first * PGSIZE);
+			memset(P2V(first * PGSIZE), 0, n * PGSIZE);
+			return P2V(first * PGSIZE);
 		}
 		pg++;
 		run = 0;

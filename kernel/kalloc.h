@@ -4,16 +4,25 @@
 #define KALLOC_H
 
 #include <stdint.h>
+#include "abi/memlayout.h"
+
+/* All of RAM is mapped at KERNBASE (include/abi/memlayout.h): a page's
+ * kernel address and its physical address, one from the other. Page
+ * tables, %cr3 and the multiboot information speak physical addresses;
+ * the kernel's pointers are virtual. */
+#define P2V(pa) ((void *)((uint32_t)(pa) + KERNBASE))
+#define V2P(va) ((uint32_t)(va) - KERNBASE)
 
 struct memrange {
 	uint32_t start, end;    /* [start, end) */
 };
 
-/* Frees every page in the available ranges that is below limit and outside
- * all of the reserved ranges (kernel, modules, multiboot data, low memory). */
+/* Frees every page in the available ranges (physical) that is below the
+ * physical address limit and outside all of the reserved ranges (kernel,
+ * modules, multiboot data, low memory). */
 void kalloc_init(const struct memrange *avail, int navail,
 		 const struct memrange *reserved, int nreserved, uint32_t limit);
-void *kalloc(void);             /* one zero-filled page, or NULL */
+void *kalloc(void);             /* one zero-filled page (its kernel address), or NULL */
 void kfree(void *page);
 uint32_t kalloc_free_pages(void);
 uint32_t kalloc_total_pages(void);

@@ -13,15 +13,20 @@ $(BUILD)/kernel/%.o: kernel/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(KCFLAGS) -c $< -o $@
 
-$(BUILD)/%.asm.o: %.asm | $(DEPS_OK)
+$(BUILD)/%.asm.o: %.asm include/abi/memlayout.h | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(NASM) -f elf32 -MD $(@:.o=.d) -MP $< -o $@
+	$(NASM) -f elf32 -DKERNBASE=$(KERNBASE_ADDR) -DKERN_TOP=$(KERN_TOP_ADDR) \
+		-MD $(@:.o=.d) -MP $< -o $@
 
 # Two links: the first with an empty symbol table, from which
 # kernel/mkksyms.sh makes the real one for the second. The table is in
 # .rodata, after .text, so embedding it moves no function: the second link
 # checks that every function symbol is where the first had it.
-KLINK = $(LD) -m elf_i386 -nostdlib --build-id=sha1 -T kernel/kernel.ld
+KERNBASE_ADDR := $(call memlayout,KERNBASE)
+KERN_LINK_ADDR := $(call memlayout,KERN_LINK)
+KERN_TOP_ADDR  := $(call memlayout,KERN_TOP)
+KLINK = $(LD) -m elf_i386 -nostdlib --build-id=sha1 -T kernel/kernel.ld \
+	--defsym=KERNBASE=$(KERNBASE_ADDR) --defsym=KERN_LINK=$(KERN_LINK_ADDR)
 KTEXTSYMS = $(NM) -S --defined-only $(1) | awk '$$3 ~ /^[tT]$$/ || $$2 ~ /^[tT]$$/'
 
 $(BUILD)/ksyms0.c: kernel/mkksyms.sh
@@ -32,10 +37,10 @@ $(BUILD)/ksyms.c: $(BUILD)/kernel.pass1.elf kernel/mkksyms.sh
 $(BUILD)/ksyms0.o $(BUILD)/ksyms.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(KCFLAGS) -c $< -o $@
 
-$(BUILD)/kernel.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o kernel/kernel.ld
+$(BUILD)/kernel.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o kernel/kernel.ld include/abi/memlayout.h
 	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms0.o $(LIBGCC)
 
-$(BUILD)/kernel.elf: $(KERNEL_OBJ) $(BUILD)/ksyms.o kernel/kernel.ld
+$(BUILD)/kernel.elf: $(KERNEL_OBJ) $(BUILD)/ksyms.o kernel/kernel.ld include/abi/memlayout.h
 	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o $(LIBGCC)
 	@$(call KTEXTSYMS,$(BUILD)/kernel.pass1.elf) > $(BUILD)/kernel.pass1.syms
 	@$(call KTEXTSYMS,$@) > $(BUILD)/kernel.pass2.syms

@@ -99,8 +99,8 @@ static void t_kalloc(void)
 		pages[i] = kalloc();
 		CHECK(pages[i] != NULL);
 		CHECK((uint32_t)pages[i] % PGSIZE == 0);
-		CHECK((uint32_t)pages[i] >= (uint32_t)_kernel_end || (uint32_t)pages[i] < 0x100000);
-		CHECK((uint32_t)pages[i] >= 0x1000);
+		CHECK((uint32_t)pages[i] >= (uint32_t)_kernel_end || V2P(pages[i]) < 0x100000);
+		CHECK(V2P(pages[i]) >= 0x1000);
 		CHECK(((uint8_t *)pages[i])[123] == 0);     /* zero-filled */
 		memset(pages[i], 0xA5, PGSIZE);
 		for (int j = 0; j < i; j++)
@@ -188,7 +188,7 @@ static void t_copyin_array(void)
 	uint32_t *pd = arch_pgdir_new(), top = USER_TOP - PGSIZE;
 	uint8_t *page = kalloc(), dst[16];
 
-	CHECK(pd != NULL && page != NULL && arch_map_user(pd, top, (uint32_t)page));
+	CHECK(pd != NULL && page != NULL && arch_map_user(pd, top, page));
 	for (int i = 0; i < PGSIZE; i++)
 		page[i] = (uint8_t)i;
 	/* the last bytes: end-1 and end-4 */
@@ -202,7 +202,7 @@ static void t_copyin_array(void)
 	CHECK(copyin_array_pgdir(pd, dst, USER_TOP - 4, 1, 5) == -EFAULT);
 	/* wrap-around of the address, and kernel addresses */
 	CHECK(copyin_array_pgdir(pd, dst, 0xFFFFFFF8u, 4, 4) == -EFAULT);
-	CHECK(copyin_array_pgdir(pd, dst, 0x100000, 1, 4) == -EFAULT);
+	CHECK(copyin_array_pgdir(pd, dst, KERN_LINK, 1, 4) == -EFAULT);
 	CHECK(copyin_array_pgdir(pd, dst, USER_BASE - 4, 2, 4) == -EFAULT);
 	/* unmapped, and from an unmapped page into the mapped one */
 	CHECK(copyin_array_pgdir(pd, dst, top - 8, 1, 4) == -EFAULT);
@@ -327,23 +327,23 @@ static void t_multiboot(void)
 	t[4] = 0x100000, t[5] = 0, t[6] = 0x100000, t[7] = 0, t[8] = 1;
 	t = &mbi[16];                           /* end tag */
 	t[0] = 0, t[1] = 8;
-	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, V2P(mbi), &bi);
 	CHECK(bi.errors == 0 && strcmp(bi.cmdline, "hz=100") == 0);
 	CHECK(bi.navail == 1 && bi.avail[0].start == 0x100000 && bi.avail[0].end == 0x200000);
 	CHECK(bi.mem_kib == 1024);
 
 	mbi[7] = 0x1000;                        /* the map tag now runs past the end */
 	kprintf("    # expect a 'malformed' line:\n");
-	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, V2P(mbi), &bi);
 	CHECK(bi.errors == 1 && bi.navail == 0 && strcmp(bi.cmdline, "hz=100") == 0);
 
 	mbi[7] = 16 + 24;
 	mbi[3] = 9;                             /* a command line with no NUL inside */
 	memcpy(&mbi[4], "abcdefgh", 8);
-	multiboot_parse(MB2_BOOTLOADER_MAGIC, (uint32_t)mbi, &bi);
+	multiboot_parse(MB2_BOOTLOADER_MAGIC, V2P(mbi), &bi);
 	CHECK(bi.errors == 1 && bi.cmdline[0] == 0);
 
-	multiboot_parse(0x12345678, (uint32_t)mbi, &bi);   /* not multiboot2 */
+	multiboot_parse(0x12345678, V2P(mbi), &bi);   /* not multiboot2 */
 	CHECK(bi.errors == 1 && bi.navail == 0);
 }
 

@@ -59,12 +59,12 @@ void kmain(uint32_t magic, uint32_t mbi)
 	arch_uart_enable_rx();
 
 	reserved[nres++] = (struct memrange){ 0, 0x100000 };
-	reserved[nres++] = (struct memrange){ 0x100000, (uint32_t)_kernel_end };
+	reserved[nres++] = (struct memrange){ 0x100000, V2P(_kernel_end) };
 	if (bi.mbi_end)
 		reserved[nres++] = (struct memrange){ ROUNDDOWN(bi.mbi_start, PGSIZE), bi.mbi_end };
 	for (int i = 0; i < bi.nmods; i++)
 		reserved[nres++] = (struct memrange){ bi.mods[i].start, bi.mods[i].end };
-	kalloc_init(bi.avail, bi.navail, reserved, nres, KERN_TOP);
+	kalloc_init(bi.avail, bi.navail, reserved, nres, KERN_TOP - KERNBASE);
 	arch_paging_init(bi.ram_top);
 	symtab_init();          /* from here on, a trap report names functions */
 	kprintf("mem: %u KiB usable in %d regions, %u pages free\n", bi.mem_kib, bi.navail,
@@ -92,7 +92,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	prof_init();
 	for (int i = 0; i < bi.nmods; i++)
 		if (strcmp(bi.mods[i].name, "initrd") == 0)
-			initrd_init((const void *)bi.mods[i].start, bi.mods[i].end - bi.mods[i].start);
+			initrd_init(P2V(bi.mods[i].start), bi.mods[i].end - bi.mods[i].start);
 	proc_init();
 	start_init();
 	if (cfg.failalloc_every)

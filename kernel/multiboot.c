@@ -2,6 +2,7 @@
  * that is too short, runs past the total size, or is otherwise malformed is
  * reported and parsing stops there rather than following it. */
 #include "multiboot.h"
+#include "kalloc.h"
 #include "lib.h"
 
 #define TAG_END     0
@@ -26,9 +27,9 @@ static void bad(struct bootinfo *bi, const char *what, uint32_t off)
 	bi->errors++;
 }
 
-void multiboot_parse(uint32_t magic, uint32_t mbi, struct bootinfo *bi)
+void multiboot_parse(uint32_t magic, uint32_t mbi_pa, struct bootinfo *bi)
 {
-	uint32_t total, off;
+	uint32_t total, off, mbi = (uint32_t)P2V(mbi_pa);
 
 	memset(bi, 0, sizeof *bi);
 	bi->cmdline = "";
@@ -42,8 +43,8 @@ void multiboot_parse(uint32_t magic, uint32_t mbi, struct bootinfo *bi)
 		bad(bi, "total size", 0);
 		return;
 	}
-	bi->mbi_start = mbi;
-	bi->mbi_end = mbi + total;
+	bi->mbi_start = mbi_pa;
+	bi->mbi_end = mbi_pa + total;
 
 	for (off = 8; off + 8 <= total; off = ROUNDUP(off + ((struct tag *)(mbi + off))->size, 8)) {
 		struct tag *t = (struct tag *)(mbi + off);

@@ -26,7 +26,8 @@ struct bootinfo {
 	int errors;             /* malformed tags seen (and not followed) */
 };
 
-/* Parses the information at mbi, reporting any malformed tag. */
+/* Parses the information at physical address mbi, reporting any malformed
+ * tag. The modules' and the information's own ranges stay physical. */
 void multiboot_parse(uint32_t magic, uint32_t mbi, struct bootinfo *bi);
 
 /* main.c: boot/boot.asm calls it with the magic and the information address */

@@ -20,7 +20,7 @@ static int mapzero(uint32_t *pgdir, uint32_t va, uint32_t n)
 			continue;
 		if (!(page = kalloc()))
 			return -ENOMEM;
-		if (!arch_map_user(pgdir, pg, (uint32_t)page)) {
+		if (!arch_map_user(pgdir, pg, page)) {
 			kfree(page);
 			return -ENOMEM;
 		}

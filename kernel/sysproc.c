@@ -121,7 +121,7 @@ int sys_sbrk(int32_t incr)
 			return -ENOMEM;
 		for (uint32_t pg = ROUNDUP(old, PGSIZE); pg < new; pg += PGSIZE) {
 			void *page = kalloc();
-			if (!page || !arch_map_user(p->pgdir, pg, (uint32_t)page)) {
+			if (!page || !arch_map_user(p->pgdir, pg, page)) {
 				if (page)
 					kfree(page);
 				for (uint32_t q = ROUNDUP(old, PGSIZE); q < pg; q += PGSIZE)

@@ -13,7 +13,7 @@
 
 #define PAGE(f) ((uint32_t)(f) & ~(PGSIZE - 1))
 #define BAD_KPTR ((void *)0x00100000)           /* kernel memory */
-#define BAD_UPTR ((void *)(USER_BASE + 0x20000000))    /* unmapped user memory */
+#define BAD_UPTR ((void *)(USER_LINK + 0x20000000))    /* unmapped user memory */
 #define MIN_U(a, b) ((a) < (b) ? (a) : (b))
 
 static int fails;
@@ -127,7 +127,7 @@ static void t_codes(void)
 	EQ(dp(PRF_CM_INIT, me, &c, NULL), ERROR_INVALID_PARAMETER);     /* fewer than 2 */
 	EQ(init(me, PRF_PROCESS_ST, sl, 0, 0), ERROR_INVALID_PARAMETER);
 	for (int i = 0; i < 256; i++)
-		many[i] = (PRFSLOT){ USER_BASE + i * 16, 16, 0 };
+		many[i] = (PRFSLOT){ USER_LINK + i * 16, 16, 0 };
 	EQ(init(me, PRF_PROCESS_ST, many, 256, 0), ERROR_INVALID_PARAMETER);
 	EQ(init(me, PRF_PROCESS_ST | PRFS_RUNNING, sl, 1, 0), ERROR_INVALID_PARAMETER);
 	EQ(init(me, 3, sl, 1, 0), ERROR_INVALID_PARAMETER);
@@ -195,7 +195,7 @@ static void t_codes(void)
 	EQ(dp(PRF_CM_DUMP, pid, NULL, &r), ERROR_INVALID_PARAMETER);     /* us_thrdno */
 	r = (PRFRET){ PRF_RET_VADETAIL, 0, a, sizeof r0, &r0 };
 	EQ(dp(PRF_CM_DUMP, pid, NULL, &r), ERROR_MOD_NOT_FOUND);         /* a count slot */
-	r.us_vaddr = USER_BASE + 0x01000000;
+	r.us_vaddr = USER_LINK + 0x01000000;
 	EQ(dp(PRF_CM_DUMP, pid, NULL, &r), ERROR_MOD_NOT_FOUND);
 	EQ(init(pid, PRF_PROCESS_ST, sl, 2, 4096), PRF_ALREADY_INITIALIZED);
 	EQ(dp(PRF_CM_START, 12345, NULL, NULL), ERROR_INVALID_PROCID);
@@ -521,10 +521,10 @@ static void t_sessions(void)
 {
 	int pids[PRF_MAXSESSIONS], me = getpid();
 	PRFSLOT sl[PRF_MAXSESSIONS];
-	PRFSLOT ks = { 0x100000, 0x1000, 0 };
+	PRFSLOT ks = { KERN_LINK, 0x1000, 0 };
 
 	for (int i = 0; i < PRF_MAXSESSIONS; i++) {
-		sl[i] = (PRFSLOT){ USER_BASE + i * 0x100, 0x100, 0 };
+		sl[i] = (PRFSLOT){ USER_LINK + i * 0x100, 0x100, 0 };
 		pids[i] = i == 0 ? 0 : i == 1 ? me : worker("-w", "5000", "a:1");
 	}
 	EQ(init(0, PRF_KERNEL, &ks, 1, 0), NO_ERROR);
@@ -551,7 +551,7 @@ static void t_sessions(void)
 /* ---- the kernel: its own slots, user time elsewhere ---- */
 static void t_kernel(void)
 {
-	PRFSLOT ks = { 0x100000, KERN_TOP - 0x100000, 0 };
+	PRFSLOT ks = { KERN_LINK, KERN_TOP - KERN_LINK, 0 };
 	PRFCMD c = { &ks, 1, PRF_KERNEL, 0, 0, NULL, 0 };
 	PRFRET0 g;
 

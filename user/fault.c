@@ -1,5 +1,5 @@
 /* fault: writes where it may not, so the kernel must kill it (status 139)
- * and carry on: null (address 0), kernel (0x100000, supervisor-only),
+ * and carry on: null (address 0), kernel (KERN_LINK, supervisor-only),
  * wild (an unmapped page in the middle of user space). */
 #include "ulib.h"
 #include "string.h"
@@ -14,9 +14,9 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "null") == 0)
 		p = (uint32_t *)0;
 	else if (strcmp(argv[1], "kernel") == 0)
-		p = (uint32_t *)0x100000;
+		p = (uint32_t *)KERN_LINK;
 	else if (strcmp(argv[1], "wild") == 0)
-		p = (uint32_t *)(USER_BASE + 0x20000000);
+		p = (uint32_t *)(USER_LINK + 0x20000000);
 	else
 		goto usage;
 	printf("fault: writing to %p\n", (void *)p);

@@ -25,7 +25,7 @@ static int failed;
 static void expect(const char *name, int want, void *b, unsigned len, unsigned ss,
 		   unsigned scale, int dirfd)
 {
-	int r = profil(b, len, ss, USER_BASE, scale, dirfd);
+	int r = profil(b, len, ss, USER_LINK, scale, dirfd);
 
 	if (r == -1 && errno == want) {
 		printf("profiltest: %s: ok\n", name);
@@ -46,8 +46,8 @@ static void errors(void)
 	expect("einval-scale", EINVAL, buf, SMALL, 1024, GMON_SCALE_ONE + 1, -1);
 	expect("einval-scale-max", EINVAL, buf, SMALL, 1024, 0xFFFFFFFFu, -1);
 	expect("einval-size", EINVAL, buf, SMALL, SMALL, GMON_SCALE_ONE, -1);
-	expect("efault-kernel", EFAULT, (void *)0x100000, SMALL, 1024, GMON_SCALE_ONE, -1);
-	expect("efault-unmapped", EFAULT, (void *)(USER_BASE + 0x20000000), SMALL, 1024,
+	expect("efault-kernel", EFAULT, (void *)KERN_LINK, SMALL, 1024, GMON_SCALE_ONE, -1);
+	expect("efault-unmapped", EFAULT, (void *)(USER_LINK + 0x20000000), SMALL, 1024,
 	       GMON_SCALE_ONE, -1);
 	expect("efault-wrap", EFAULT, (void *)(USER_TOP - 1024), SMALL, 1024, GMON_SCALE_ONE, -1);
 	/* gcrt0 set up a buffer already: another one may not replace it */

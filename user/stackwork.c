@@ -82,13 +82,13 @@ int main(int argc, char **argv)
 		static unsigned self[2];
 		unsigned fp;
 		self[0] = (unsigned)self;       /* a frame whose caller is itself */
-		self[1] = USER_BASE + 0x20;
+		self[1] = USER_LINK + 0x20;
 		if (!strcmp(argv[2], "null"))
 			fp = 0;
 		else if (!strcmp(argv[2], "self"))
 			fp = (unsigned)self;
 		else if (!strcmp(argv[2], "kernel"))
-			fp = 0x00200000;
+			fp = KERN_LINK + 0x100000;
 		else if (!strcmp(argv[2], "unmapped"))
 			fp = USER_TOP - 0x800000;
 		else if (!strcmp(argv[2], "odd"))

@@ -101,7 +101,7 @@ static uint32_t pointer(void)
 
 	switch (below(16)) {
 	case 0: return 0;
-	case 1: return below(2) ? 0x100000 : 0xB8000;           /* kernel memory */
+	case 1: return below(2) ? KERN_LINK : KERNBASE + 0xB8000; /* kernel memory */
 	case 2: return USER_BASE - 1 - below(8);                 /* just below user space */
 	case 3: return USER_TOP - below(8);                      /* the top edge */
 	case 4: return USER_TOP - USER_STACK_SIZE - 1 - below(8); /* under the stack */
@@ -206,10 +206,10 @@ static uint32_t last_nslots;
 static uint32_t slot_start(bool kernel)
 {
 	switch (below(6)) {
-	case 0: return kernel ? 0x100000 + below(0x40000) : USER_BASE + below((uint32_t)etext - USER_BASE);
-	case 1: return kernel ? below(KERN_TOP) : USER_BASE + below(USER_TOP - USER_BASE);
+	case 0: return kernel ? KERN_LINK + below(0x40000) : USER_LINK + below((uint32_t)etext - USER_LINK);
+	case 1: return kernel ? KERNBASE + below(KERN_TOP - KERNBASE) : USER_BASE + below(USER_TOP - USER_BASE);
 	case 2: return kernel ? KERN_TOP - 1 - below(4096) : USER_TOP - 1 - below(4096);
-	case 3: return kernel ? 0x100000 : USER_BASE;
+	case 3: return kernel ? KERN_LINK : USER_LINK;
 	case 4: return pointer();
 	default: return value();
 	}
@@ -221,7 +221,7 @@ static uint32_t slot_size(void)
 	case 0: return 1 + below(16);
 	case 1: return 1 + below(4096);
 	case 2: return 1 + below(1 << 20);
-	case 3: return (uint32_t)etext - USER_BASE;
+	case 3: return (uint32_t)etext - USER_LINK;
 	case 4: return 0;
 	default: return value();
 	}
@@ -235,7 +235,7 @@ static void slots(PRFSLOT *s, uint32_t n, bool kernel)
 {
 	static const uint32_t modes[] = { 0, PRF_VAHIT, PRF_VATOTAL, PRF_SL_CMFLAGS };
 	bool good = below(8), apart = below(2);
-	uint32_t at = good ? (kernel ? 0x100000 : USER_BASE) + below(4096) : slot_start(kernel);
+	uint32_t at = good ? (kernel ? KERN_LINK : USER_LINK) + below(4096) : slot_start(kernel);
 	uint32_t most = below(2) ? 64 : 4096;
 
 	for (uint32_t i = 0; i < n; i++) {

@@ -41,9 +41,8 @@ $(BUILD)/user/bin/dpwork $(BUILD)/user/bin/dptest: $(BUILD)/user/dppages.o
 # gcc's freestanding <stdint.h>, <stdarg.h>, <stddef.h> stay available.
 UCFLAGS := $(XCFLAGS) -nostdinc -isystem $(shell $(CC) -print-file-name=include) -Iuser/include
 
-# The link address comes from memlayout.h ("0x40000000u" -> "0x40000000").
-USER_BASE_ADDR := $(shell echo USER_BASE | \
-	$(CC) -E -P -Iinclude -include abi/memlayout.h - | tr -d 'u \n')
+# The link address comes from memlayout.h.
+USER_LINK_ADDR := $(call memlayout,USER_LINK)
 
 # gcc's own ar wrapper sits beside the compiler, so no extra variable is needed.
 USER_AR := $(CC)-ar
@@ -60,10 +59,10 @@ $(USER_LIBC): $(USER_LIBOBJS)
 	rm -f $@
 	$(USER_AR) rcs $@ $^
 
-$(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld
+$(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld include/abi/memlayout.h
 	@mkdir -p $(@D)
 	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
-		--defsym=USER_BASE=$(USER_BASE_ADDR) \
+		--defsym=USER_LINK=$(USER_LINK_ADDR) \
 		-o $@ $(USER_CRT0) $(filter-out $(USER_CRT0),$(filter %.o,$^)) $(USER_LIBC) $(LIBGCC)
 
 # The profiled build: gcrt0 after crt0, and the program's own code with
@@ -75,10 +74,10 @@ $(BUILD)/user/pg/%.o: user/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UCFLAGS) $(PGFLAGS) -c -o $@ $<
 
-$(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_LIBC) user/user.ld
+$(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_LIBC) user/user.ld include/abi/memlayout.h
 	@mkdir -p $(@D)
 	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
-		--defsym=USER_BASE=$(USER_BASE_ADDR) \
+		--defsym=USER_LINK=$(USER_LINK_ADDR) \
 		-o $@ $(USER_CRT0) $(USER_GCRT0) $< $(USER_LIBC) $(LIBGCC)
 
 # manysyms: 5,000 routines, generated, for the cost of a symbol lookup

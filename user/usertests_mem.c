@@ -8,13 +8,13 @@
 #include "usertests.h"
 
 #define P(x) ((void *)(uintptr_t)(x))
-#define WILD (USER_BASE + 0x20000000)   /* unmapped: far above any heap */
+#define WILD (USER_LINK + 0x20000000)   /* unmapped: far above any heap */
 
 /* Addresses no n-byte buffer may start at (for small n >= 1). */
 static const uintptr_t badaddrs[] = {
 	0,                                      /* null */
-	0x100000,                               /* kernel, supervisor-only */
-	USER_BASE - 1,                          /* straddles kernel and user */
+	KERN_LINK,                              /* kernel, supervisor-only */
+	USER_BASE - 1,                          /* straddles the NULL guard and user */
 	USER_TOP,                               /* one past the end */
 	USER_TOP + 1,
 	0xFFFFFFF0,                             /* wraps around with n > 16 */
@@ -38,7 +38,7 @@ void t_badptr_write(void)
 		if (write(fd, P(badaddrs[i]), 2) != -1 || errno != EFAULT)
 			fail(__FILE__, __LINE__, "write(%p, 2): want EFAULT, errno %d", P(badaddrs[i]), errno);
 	/* The console must not print kernel memory either. */
-	CHECK_ERR(write(2, P(0x100000), 1), EFAULT);
+	CHECK_ERR(write(2, P(KERN_LINK), 1), EFAULT);
 	CHECK(fstat(fd, &st) == 0 && st.size == 1);
 	close(fd);
 	CHECK(unlink("/tmp/ut_ptr") == 0);
@@ -145,7 +145,7 @@ void t_badptr_spawn(void)
 {
 	char *page = lastpage();
 	char **runoff = (char **)(page + PGSIZE - 2 * sizeof(char *));
-	char *badstr[] = { "echo", P(0x100000), 0 };
+	char *badstr[] = { "echo", P(KERN_LINK), 0 };
 	char *badstr2[] = { P(USER_TOP), 0 };
 	char *good[] = { "usertests", "-helper", "exit", "0", 0 };
 	int status;
@@ -163,7 +163,7 @@ void t_badptr_spawn(void)
 	runoff[0] = runoff[1] = "echo";
 	CHECK_ERR(spawn("/bin/echo", runoff, 0), EFAULT);
 	/* A bad fd map: the three ints must be readable. */
-	CHECK_ERR(spawn("/bin/usertests", good, P(0x100000)), EFAULT);
+	CHECK_ERR(spawn("/bin/usertests", good, P(KERN_LINK)), EFAULT);
 	CHECK_ERR(spawn("/bin/usertests", good, P(USER_TOP - 4)), EFAULT);
 	CHECK_ERR(spawn("/bin/usertests", good, P(page + PGSIZE - 4)), EFAULT);
 
@@ -179,7 +179,7 @@ void t_badptr_wait(void)
 	/* Whether the kernel reaps before it finds the pointer bad is its
 	 * choice; either way the child must be gone afterwards, not stuck. */
 	pid = helper("exit", "0");
-	CHECK_ERR(wait(pid, P(0x100000), 0), EFAULT);
+	CHECK_ERR(wait(pid, P(KERN_LINK), 0), EFAULT);
 	r = wait(pid, &status, 0);
 	CHECK(r == pid ? status == 0 : errno == ECHILD);
 
@@ -201,7 +201,7 @@ void t_nosys(void)
 	static const uint32_t nums[] = { NSYSCALL, NSYSCALL + 1, 999, 0xFFFFFFFF, 0x80000000, 0 };
 
 	for (int i = 0; i < (int)(sizeof(nums) / sizeof(nums[0])); i++) {
-		int r = usyscall(nums[i], 0x100000, 0, 0, 0, 0);
+		int r = usyscall(nums[i], KERN_LINK, 0, 0, 0, 0);
 		if (r != -ENOSYS)
 			fail(__FILE__, __LINE__, "system call 0x%x returned %d, want -ENOSYS", nums[i], r);
 	}

@@ -7,7 +7,7 @@
 #include "stdlib.h"
 #include "usertests.h"
 
-#define WILD (USER_BASE + 0x20000000)
+#define WILD (USER_LINK + 0x20000000)
 
 /* Deep enough to need far more than the 64 KiB stack. */
 static unsigned recurse(unsigned n)
@@ -103,16 +103,18 @@ void t_exitstatus(void)
 
 void t_faultchild(void)
 {
-	char wild[16];
+	char wild[16], kern[16];
 	static const struct { const char *name, *arg; } cases[] = {
-		{ "write", "0" }, { "write", "0x100000" }, { "write", "wild" },
-		{ "read", "0x100000" }, { "read", "0" }, { "jump", "0x100000" }, { "jump", "wild" },
+		{ "write", "0" }, { "write", "kernel" }, { "write", "wild" },
+		{ "read", "kernel" }, { "read", "0" }, { "jump", "kernel" }, { "jump", "wild" },
 		{ "divzero", 0 }, { "ud2", 0 }, { "cli", 0 }, { "int", 0 }, { "stack", 0 },
 	};
 
 	snprintf(wild, sizeof(wild), "0x%x", WILD);
+	snprintf(kern, sizeof(kern), "0x%x", KERN_LINK);
 	for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
-		const char *arg = cases[i].arg && strcmp(cases[i].arg, "wild") == 0 ? wild : cases[i].arg;
+		const char *arg = cases[i].arg && strcmp(cases[i].arg, "wild") == 0 ? wild :
+				  cases[i].arg && strcmp(cases[i].arg, "kernel") == 0 ? kern : cases[i].arg;
 		int st = reap(helper(cases[i].name, arg));
 		if (st != WSTATUS_FAULT)
 			fail(__FILE__, __LINE__, "helper %s %s: status %d, want %d", cases[i].name,
@@ -259,8 +261,8 @@ void t_badelf(void)
 	memcpy(copy, elf, size);
 	memcpy(&phoff, copy + 28, 4);
 	CHECK(phoff + 32 <= (uint32_t)size);
-	*(uint32_t *)(copy + phoff + 8) = 0x100000;     /* p_vaddr */
-	expect_noexec("an ELF loaded at 0x100000", copy, size);
+	*(uint32_t *)(copy + phoff + 8) = KERN_LINK;    /* p_vaddr */
+	expect_noexec("an ELF loaded at KERN_LINK", copy, size);
 
 	/* A segment that runs past the end of the file. */
 	memcpy(copy, elf, size);

@@ -148,7 +148,7 @@ static int init(uint32_t pid, uint32_t ucmd)
 		return ERROR_PROTECTION_VIOLATION;
 
 	/* each slot inside the target's address space, with a known mode */
-	lo = kernel ? 0 : USER_BASE;
+	lo = kernel ? KERNBASE : USER_BASE;
 	hi = kernel ? KERN_TOP : USER_TOP;
 	for (uint32_t i = 0; i < cmd.cm_nslots; i++) {
 		uint32_t m = sl[i].sl_mode & PRF_VAMASK;

@@ -1,8 +1,8 @@
 /* The heat engine's storage, a sparse two-level table: a directory with one
  * pointer per 4 KiB page of user space, each pointing to a record page (64
  * KiB, a record per byte address) allocated when an instruction in that
- * user page first runs. The directory itself (2 MiB for the 2 GiB of user
- * space) is allocated when tracing starts. */
+ * user page first runs. The directory itself (3 MiB for the 3 GiB below
+ * USER_TOP) is allocated when tracing starts. */
 #include "abi/errno.h"
 #include "abi/memlayout.h"
 #include "arch.h"
@@ -11,7 +11,7 @@
 #include "prof/heat.h"
 #include "uaccess.h"
 
-#define NDIR ((USER_TOP - USER_BASE) / HEAT_RECPAGE_BYTES)
+#define NDIR (USER_TOP / HEAT_RECPAGE_BYTES)       /* from address 0, so no subtraction */
 #define DIRPAGES (NDIR * sizeof(struct heat_rec *) / PGSIZE)
 
 static struct heat_rec **dir;
@@ -60,7 +60,7 @@ static void decode(uint32_t va, struct heat_rec *r)
 
 struct heat_rec *heattab_get(uint32_t va, int *why)
 {
-	uint32_t i = (va - USER_BASE) / HEAT_RECPAGE_BYTES;
+	uint32_t i = va / HEAT_RECPAGE_BYTES;
 	struct heat_rec *page, *r;
 
 	*why = 0;
@@ -92,6 +92,6 @@ void heattab_walk(void (*fn)(uint32_t va, const struct heat_rec *r, void *arg), 
 			continue;
 		for (uint32_t j = 0; j < HEAT_RECPAGE_BYTES; j++)
 			if (dir[i][j].count)
-				fn(USER_BASE + i * HEAT_RECPAGE_BYTES + j, &dir[i][j], arg);
+				fn(i * HEAT_RECPAGE_BYTES + j, &dir[i][j], arg);
 	}
 }

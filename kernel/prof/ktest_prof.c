@@ -196,7 +196,7 @@ static int walk(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whol
 	int n = arch_stack_walk_user_end(pgdir, fp, pcs, max, whole);
 	bool fwhole;
 
-	if (pgdir != arch_loaded_pgdir() || fp - USER_BASE >= USER_TOP - USER_BASE || max > 15)
+	if (pgdir != arch_loaded_pgdir() || fp - USER_BASE > USER_TOP - 8 - USER_BASE || max > 15)
 		return n;
 	o = arch_user_chain(fp, fast, fast + max, &sum, &bits, &fwhole);
 	if (bits % 4)
@@ -234,7 +234,7 @@ static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
 
 	CHECK(walk(pgdir, 0, pcs, 8, &whole) == 0);                     /* null */
 	CHECK(walk(pgdir, base + 2, pcs, 8, &whole) == 0);              /* misaligned */
-	CHECK(walk(pgdir, 0x100000, pcs, 8, &whole) == 0);              /* kernel */
+	CHECK(walk(pgdir, KERN_LINK, pcs, 8, &whole) == 0);             /* kernel */
 	CHECK(walk(pgdir, base + 2 * PGSIZE, pcs, 8, &whole) == 0);     /* unmapped */
 	CHECK(walk(pgdir, USER_TOP - 4, pcs, 8, &whole) == 0);          /* past the top */
 
@@ -242,8 +242,15 @@ static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
 	CHECK(walk(pgdir, base, pcs, 8, &whole) == 1 && !whole);
 	w[0] = base + 0x40, w[16] = base;                       /* a cycle of two */
 	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
-	w[16] = 0x100000;                                       /* into the kernel */
-	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2);
+	/* into the kernel, mapped above USER_TOP in every address space: the
+	 * walk must not read it (were it read, the fast walk would record a
+	 * third frame from the kernel's memory) */
+	w[16] = KERN_LINK;
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	w[16] = USER_TOP - 4;                                   /* its second word is the kernel's */
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
+	w[16] = USER_TOP - 8;                                   /* the last whole frame: unmapped here */
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2 && !whole);
 	w[16] = base + 0x42;                                    /* then misaligned */
 	CHECK(walk(pgdir, base, pcs, 8, &whole) == 2);
 	w[16] = base + 3 * PGSIZE;                              /* then unmapped */
@@ -255,8 +262,8 @@ static void user_walk_cases(uint32_t *pgdir, uint32_t base, uint32_t *w)
 	w[16] = base + 0x80, w[32] = base + 4 * PGSIZE;         /* unmapped third */
 	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && !whole);
 	w[32] = 0;
-	w[1] = 0x100000;        /* a return address is recorded as the chain has it */
-	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && pcs[0] == 0x100000);
+	w[1] = KERN_LINK;       /* a return address is recorded as the chain has it */
+	CHECK(walk(pgdir, base, pcs, 8, &whole) == 3 && pcs[0] == KERN_LINK);
 	/* the last word of the second page: its return address would be on
 	 * the unmapped third page */
 	w[1024 + 1023] = base;
@@ -283,7 +290,7 @@ void ktest_stack_walk(void)
 	}
 	pg[1] = pg[0] + PGSIZE;
 	for (int i = 0; i < 2; i++)
-		CHECK(arch_map_user(pgdir, base + i * PGSIZE, (uint32_t)pg[i]));
+		CHECK(arch_map_user(pgdir, base + i * PGSIZE, pg[i]));
 	free0 = kalloc_free_pages();
 	user_walk_cases(pgdir, base, (uint32_t *)pg[0]);
 	arch_pgdir_switch(pgdir);

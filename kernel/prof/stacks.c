@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) void count(const uint32_t *buf, uin
 /* the word at a kernel stack pointer; 0 if there is none */
 static uint32_t kernel_word(uint32_t sp)
 {
-	return sp % 4 == 0 && sp > PGSIZE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
+	return sp % 4 == 0 && sp >= KERNBASE && sp < KERN_TOP - 4 ? *(uint32_t *)sp : 0;
 }
 
 /* p's program's module of the dump (1 up; 0: the table is full), from
@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 		return 0;
 	}
 	f[0] = arch_frame_pc(tf);
-	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE < USER_TOP - USER_BASE) {
+	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE <= USER_TOP - 8 - USER_BASE) {
 		o = arch_user_chain(fp, f + 1, f + max, &sum, &bits, &whole);
 		n = bits % 4 ? -1 : o - (f + 1);        /* misaligned somewhere: -1 */
 	}

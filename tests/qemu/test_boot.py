@@ -35,6 +35,22 @@ def boot_banner(m):
     m.halt()
 
 
+@test("boot_mem_768", timeout=60, extra=("-m", "768M"))
+def boot_mem_768(m):
+    """With -m 768M all of RAM is usable: the kernel maps it at KERNBASE
+    (the high quarter), so RAM up to 896 MiB fits beside 3 GiB of user
+    space. The free list hands out the highest pages first, so hog's pages
+    come from the top of RAM."""
+    out = m.wait_prompt()
+    kib, pages = map(int, re.search(r"^mem: (\d+) KiB usable in \d+ regions, (\d+) pages free$",
+                                     out, re.M).groups())
+    assert kib > 760 * 1024, "only %d KiB usable of 768 MiB" % kib
+    assert pages > 760 * 256 - 2048, "only %d pages free" % pages
+    out = m.run("hog 60")
+    m.check(out, [r"^hog: 60 MB, freepages \d+$"])
+    m.halt()
+
+
 @test("boot_cmdline_bad", timeout=30, cmdline="hz=abc foo=1")
 def boot_cmdline_bad(m):
     """A bad `hz=` and an unknown key are reported and the default used."""

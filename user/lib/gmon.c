@@ -25,7 +25,7 @@ uint32_t _gmon_mask;                    /* nslots - 1 */
 
 void monstartup(void)
 {
-	unsigned text = (unsigned)(etext - (char *)USER_BASE);
+	unsigned text = (unsigned)(etext - (char *)USER_LINK);
 	unsigned samplesize = (text + 1) & ~1u;         /* scale 65536: a bin per 2 bytes */
 	unsigned nslots = MINSLOTS, off;
 	char *brk;
@@ -46,7 +46,7 @@ void monstartup(void)
 	g.tab->nslots = nslots;
 	g.tab->maxarcs = nslots - nslots / 4;   /* never full: probes end */
 	_gmon_mask = nslots - 1;
-	if (profil(g.buf, g.buflen, samplesize, USER_BASE, GMON_SCALE_ONE, -1) < 0) {
+	if (profil(g.buf, g.buflen, samplesize, USER_LINK, GMON_SCALE_ONE, -1) < 0) {
 		fprintf(2, "gcrt0: profil: %s\n", strerror(errno));
 		g.buf = NULL;
 		return;
@@ -59,12 +59,12 @@ void moncontrol(int on)
 {
 	if (!g.buf)
 		return;
-	profil(g.buf, g.buflen, g.samplesize, USER_BASE, on ? GMON_SCALE_ONE : 0, -1);
+	profil(g.buf, g.buflen, g.samplesize, USER_LINK, on ? GMON_SCALE_ONE : 0, -1);
 	g.on = on != 0;
 	_gmon_arcs_on = on ? g.arcs : NULL;
 }
 
-/* The bins the clock adds to, one per 2 bytes of text from USER_BASE, for
+/* The bins the clock adds to, one per 2 bytes of text from USER_LINK, for
  * a program that looks at (or plays with) its own profile; NULL if
  * profiling did not start. */
 uint16_t *monbins(unsigned *nbins)
@@ -110,5 +110,5 @@ int profdir(int dirfd)
 		errno = EPERM;
 		return -1;
 	}
-	return profil(g.buf, g.buflen, g.samplesize, USER_BASE, g.on ? GMON_SCALE_ONE : 0, dirfd);
+	return profil(g.buf, g.buflen, g.samplesize, USER_LINK, g.on ? GMON_SCALE_ONE : 0, dirfd);
 }

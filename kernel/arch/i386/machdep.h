@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi/clock.h"
+#include "abi/memlayout.h"
 #include "trapframe.h"
 
 /* The clock's limits, for the portable clock (clock.h's CLOCK_*_HZ): the
@@ -126,16 +127,18 @@ static inline bool arch_words_equal(const uint32_t *a, const uint32_t *b, uint32
  * return addresses into out, from out up to end, and their sum added to
  * *sum (the caller's hash is made from it). Every word is read with a
  * fixup, so an unmapped page ends the walk. The chain must climb
- * strictly; the caller has checked USER_BASE <= fp < USER_TOP, so the
- * chain never reaches below into the kernel, and above USER_TOP nothing
- * is mapped. The low bits of every frame pointer are ORed into *bits:
+ * strictly and stay below USER_TOP - 8: the kernel is mapped above
+ * USER_TOP, and a chain that climbed there would read it. The caller has
+ * checked USER_BASE <= fp <= USER_TOP - 8, so the chain never reaches
+ * below user space either. The low bits of every frame pointer are ORed into *bits:
  * alignment is the caller's to check, once. *whole: the chain ended at a
  * null frame pointer (crt0's outermost frame).
  *
  * The loop takes two frames a turn, with the frame pointer in one
- * register and then the other, so a frame is 8.5 instructions: its two
- * loads, the store, the sum, the climb's compare and branch, the OR, and
- * half of the turn's step and depth test. The depth is tested once a
+ * register and then the other, so a frame is 10.5 instructions: its two
+ * loads, the store, the sum, the climb's compare and branch, the top's
+ * compare and branch, the OR, and half of the turn's step and depth
+ * test. The depth is tested once a
  * turn, so one return address may be read past it and written at end
  * (out must have room for it): it is taken back here, from the sum too,
  * and the chain counts as cut. Returns the end of the frames, at most
@@ -153,6 +156,8 @@ arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32
 		"addl %[r], %[s]\n\t"
 		"cmpl %[f], %[n]\n\t"
 		"jbe 5f\n\t"
+		"cmpl %[lim], %[n]\n\t"
+		"ja 5f\n\t"
 		"orl %[n], %[b]\n"
 		"6:\tmovl (%[n]), %[f]\n"
 		"7:\tmovl 4(%[n]), %[r]\n\t"
@@ -161,6 +166,8 @@ arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32
 		"addl $8, %[o]\n\t"
 		"cmpl %[n], %[f]\n\t"
 		"jbe 8f\n\t"
+		"cmpl %[lim], %[f]\n\t"
+		"ja 8f\n\t"
 		"orl %[f], %[b]\n\t"
 		"cmpl %[end], %[o]\n\t"
 		"jb 1b\n"
@@ -168,7 +175,8 @@ arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32
 		".pushsection .text.fixup, \"ax\"\n"
 		"4:\tmovl $1, %[n]\n\t"         /* a fault: cut, not whole */
 		"jmp 3b\n"
-		"5:\taddl $4, %[o]\n\t"         /* the first frame of a turn ended it */
+		"5:\taddl $4, %[o]\n\t"         /* the first frame of a turn ended it (n: its
+						 * caller's fp, 0 for crt0's) */
 		"jmp 3b\n"
 		"9:\taddl $4, %[o]\n\t"         /* a fault in the second: the first is kept */
 		"movl $1, %[n]\n\t"
@@ -183,7 +191,7 @@ arch_user_chain(uint32_t fp, uint32_t *out, uint32_t *end, uint32_t *sum, uint32
 		".long 7b, 9b\n\t"
 		".popsection"
 		: [o] "+r"(out), [f] "+r"(fp), [n] "+r"(n), [r] "=&r"(r), [s] "+r"(s), [b] "+r"(b)
-		: [end] "m"(end)
+		: [end] "m"(end), [lim] "i"(USER_TOP - 8)
 		: "cc", "memory");
 	*whole = n == 0;
 	if (out > end) {                /* the one read past the depth */
@@ -202,7 +210,7 @@ static inline uint32_t *arch_loaded_pgdir(void)
 	uint32_t cr3;
 
 	__asm__ volatile("movl %%cr3, %0" : "=r"(cr3));
-	return (uint32_t *)cr3;
+	return (uint32_t *)(cr3 + KERNBASE);
 }
 
 /* ends the clock's interrupt at the PIC, so the next tick can come */

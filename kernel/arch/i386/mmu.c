@@ -1,7 +1,9 @@
-/* Paging. The kernel identity-maps RAM below KERN_TOP (include/abi/
- * memlayout.h) with 4 MiB pages, supervisor-only, shared by every address
- * space; page 0 is left unmapped so a kernel NULL dereference faults. Each
- * process adds its own 4 KiB-page user mappings in [USER_BASE, USER_TOP). */
+/* Paging. Every address space maps all of RAM at KERNBASE (include/abi/
+ * memlayout.h) with 4 MiB pages, supervisor-only, from the same page
+ * directory entries; below KERNBASE it has the process's own 4 KiB-page
+ * user mappings in [USER_BASE, USER_TOP), and nothing else: a NULL
+ * pointer faults. boot/boot.asm ran the kernel until now on a directory
+ * that also mapped low memory where it is; this one has no such map. */
 #include "arch.h"
 #include "abi/memlayout.h"
 #include "kalloc.h"
@@ -17,25 +19,20 @@
 #define PTE_ADDR(e) ((e) & ~0xFFFu)
 
 static uint32_t kpgdir[1024] __attribute__((aligned(PGSIZE)));
-static uint32_t lowpt[1024] __attribute__((aligned(PGSIZE)));
 
 void arch_paging_init(uint32_t ram_top)
 {
 	uint32_t cr4, cr0;
 
-	if (ram_top > KERN_TOP)
-		ram_top = KERN_TOP;
-	/* the first 4 MiB with small pages, so page 0 can stay unmapped */
-	for (uint32_t i = 1; i < 1024; i++)
-		lowpt[i] = (i * PGSIZE) | PTE_P | PTE_W;
-	kpgdir[0] = (uint32_t)lowpt | PTE_P | PTE_W;
-	for (uint32_t va = 4u << 20; va < ram_top; va += 4u << 20)
-		kpgdir[PDX(va)] = va | PTE_P | PTE_W | PTE_PS;
+	if (ram_top > KERN_TOP - KERNBASE)
+		ram_top = KERN_TOP - KERNBASE;
+	for (uint32_t pa = 0; pa < ram_top; pa += 4u << 20)
+		kpgdir[PDX(pa + KERNBASE)] = pa | PTE_P | PTE_W | PTE_PS;
 
 	__asm__ volatile("movl %%cr4, %0" : "=r"(cr4));
 	cr4 |= 0x10;    /* PSE: 4 MiB pages */
 	__asm__ volatile("movl %0, %%cr4" : : "r"(cr4));
-	write_cr3((uint32_t)kpgdir);
+	write_cr3(V2P(kpgdir));
 	__asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
 	cr0 |= 0x80010000;   /* PG, and WP so the kernel honours read-only pages too */
 	__asm__ volatile("movl %0, %%cr0" : : "r"(cr0));
@@ -47,7 +44,7 @@ uint32_t *arch_pgdir_new(void)
 	if (!pd)
 		return NULL;
 	memset(pd, 0, PGSIZE);
-	for (uint32_t i = 0; i < PDX(KERN_TOP); i++)
+	for (uint32_t i = PDX(KERNBASE); i < 1024; i++)
 		pd[i] = kpgdir[i];
 	return pd;
 }
@@ -58,17 +55,16 @@ static uint32_t *walk(uint32_t *pgdir, uint32_t va, bool create)
 	uint32_t *pt;
 
 	if (*pde & PTE_P) {
-		pt = (uint32_t *)PTE_ADDR(*pde);
+		pt = P2V(PTE_ADDR(*pde));
 	} else {
 		if (!create || !(pt = kalloc()))
 			return NULL;
-		memset(pt, 0, PGSIZE);
-		*pde = (uint32_t)pt | PTE_P | PTE_W | PTE_U;
+		*pde = V2P(pt) | PTE_P | PTE_W | PTE_U;
 	}
 	return &pt[PTX(va)];
 }
 
-bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa)
+bool arch_map_user(uint32_t *pgdir, uint32_t va, void *page)
 {
 	uint32_t *pte;
 
@@ -77,7 +73,7 @@ bool arch_map_user(uint32_t *pgdir, uint32_t va, uint32_t pa)
 	pte = walk(pgdir, va, true);
 	if (!pte || (*pte & PTE_P))     /* never drop a page already mapped there */
 		return false;
-	*pte = pa | PTE_P | PTE_W | PTE_U;
+	*pte = V2P(page) | PTE_P | PTE_W | PTE_U;
 	return true;
 }
 
@@ -95,9 +91,9 @@ void arch_unmap_user(uint32_t *pgdir, uint32_t va)
 	if (pte && (*pte & PTE_P)) {
 		uint32_t pa = PTE_ADDR(*pte);
 		*pte = 0;
-		if (read_cr3() == (uint32_t)pgdir)
+		if (read_cr3() == V2P(pgdir))
 			invlpg(va);
-		kfree((void *)pa);
+		kfree(P2V(pa));
 	}
 }
 
@@ -117,7 +113,7 @@ void *arch_user_kptr(uint32_t *pgdir, uint32_t va)
 {
 	uint32_t pa = arch_user_page(pgdir, ROUNDDOWN(va, PGSIZE));
 
-	return pa ? (void *)(pa + va % PGSIZE) : NULL;     /* the identity map */
+	return pa ? (char *)P2V(pa) + va % PGSIZE : NULL;
 }
 
 void arch_pgdir_free(uint32_t *pgdir)
@@ -126,10 +122,10 @@ void arch_pgdir_free(uint32_t *pgdir)
 		uint32_t *pt;
 		if (!(pgdir[i] & PTE_P))
 			continue;
-		pt = (uint32_t *)PTE_ADDR(pgdir[i]);
+		pt = P2V(PTE_ADDR(pgdir[i]));
 		for (int j = 0; j < 1024; j++)
 			if (pt[j] & PTE_P)
-				kfree((void *)PTE_ADDR(pt[j]));
+				kfree(P2V(PTE_ADDR(pt[j])));
 		kfree(pt);
 	}
 	kfree(pgdir);
@@ -137,5 +133,5 @@ void arch_pgdir_free(uint32_t *pgdir)
 
 void arch_pgdir_switch(uint32_t *pgdir)
 {
-	write_cr3((uint32_t)(pgdir ? pgdir : kpgdir));
+	write_cr3(V2P(pgdir ? pgdir : kpgdir));
 }

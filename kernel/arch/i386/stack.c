@@ -19,18 +19,18 @@ int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole)
 		uint32_t *frame = (uint32_t *)fp, ret;
 		/* the end: the first kernel frame has a null fp, or the user's
 		 * fp, from where the kernel was entered */
-		if (fp == 0 || fp >= USER_BASE) {
+		if (fp < KERNBASE) {
 			*whole = true;
 			break;
 		}
-		/* page 0 is unmapped; the kernel's memory ends at KERN_TOP */
-		if (fp < PGSIZE || fp % 4 || fp > KERN_TOP - 8)
+		/* the kernel's memory ends at KERN_TOP */
+		if (fp % 4 || fp > KERN_TOP - 8)
 			break;
 		ret = frame[1];
 		if (ret < (uint32_t)_text_start || ret >= (uint32_t)_text_end)
 			break;
 		pcs[n++] = ret;
-		if (frame[0] == 0 || frame[0] >= USER_BASE) {
+		if (frame[0] < KERNBASE) {
 			*whole = true;
 			break;
 		}

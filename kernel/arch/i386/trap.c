@@ -64,8 +64,7 @@ static void kernel_fault(struct trapframe *tf)
  * may touch an unmapped user page on purpose (arch_user_inc16, the user
  * stack walk), and the address is not the kernel's: those instructions
  * are listed with where to go on instead, and the fault resumes there. A
- * user frame chain may climb past USER_TOP, where nothing is mapped: that
- * fault is the walk's end too. */
+ * walk never reads at or above USER_TOP, where the kernel is. */
 struct fixup {
 	uint32_t insn, resume;
 };
@@ -78,8 +77,8 @@ static bool fixup(struct trapframe *tf)
 	if (tf->trapno != T_PGFLT)
 		return false;
 	va = read_cr2();
-	if (va < USER_BASE)
-		return false;           /* the kernel's memory: a kernel bug, reported */
+	if (va < USER_BASE || va >= USER_TOP)
+		return false;           /* not user memory: a kernel bug, reported */
 	for (const struct fixup *f = _extable_start; f < _extable_end; f++)
 		if (f->insn == tf->eip) {
 			tf->eip = f->resume;
