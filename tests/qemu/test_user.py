@@ -65,8 +65,9 @@ def usertests(m):
     m.halt()
 
 
-FAULTS = {"null": 0, "kernel": 0x100000, "wild": None}    # addresses from user/fault.c
-USER_BASE = qemu.header_defines("memlayout.h")["USER_BASE"]
+LAYOUT = qemu.header_defines("memlayout.h")
+USER_BASE = LAYOUT["USER_BASE"]
+FAULTS = {"null": 0, "kernel": LAYOUT["KERN_LINK"], "wild": None}    # addresses from user/fault.c
 
 
 @test("user_fault", timeout=30)
