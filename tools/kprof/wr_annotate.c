@@ -307,10 +307,13 @@ static void annotate_one(struct annotator *an, const struct target *t)
 		module_name(an->sy, ss, t->mod), ke->syms[t->sym].name, (uintmax_t)lo, (uintmax_t)hi,
 		(uintmax_t)t->count, u->column, u->what, pct(t->count, an->p->kernel));
 	step = ss->bin ? ss->bin : (uint64_t)1 << ss->res;
-	if (ss->binned || step > 1)
-		fprintf(out, "bins    %ju byte%s a count (%s): per-bin granularity, each bin's count at the\n"
+	if (step > 1)
+		fprintf(out, "bins    %ju bytes a count (%s): per-bin granularity, each bin's count at the\n"
 			"        instruction holding its first byte; ':' the others in a counted bin\n",
-			(uintmax_t)step, step == 1 ? "" : "s", ss->format);
+			(uintmax_t)step, ss->format);
+	else if (ss->binned)
+		fprintf(out, "bins    1 byte a count (%s): each bin a PC, the instruction's own count\n",
+			ss->format);
 	if (an->heat)
 		fprintf(out, "heat    %ju instructions executed here (exact)\n", (uintmax_t)xtotal);
 	if (!lt)
@@ -475,13 +478,15 @@ const struct writer writer_annotate = {
 	.extra = "FUNC",
 	.usage = "kprof annotate [--heat HEAT] [--top N] [--elf PROG.elf]... [--force] ELF DUMP [FUNC]",
 	.wants = "ELF, DUMP and maybe FUNC",
-	.about = "A function's instructions (Capstone) under its source lines (DWARF), as perf annotate\n"
-		 "shows them: each instruction's samples and its share of the function's, the hottest\n"
-		 "source line marked '*' and the hottest instruction '>'. DUMP is any dump with counts\n"
-		 "at PCs: sampled PCs (usample, a buffered Monte Carlo dump, a DosProfile hit table, a\n"
-		 "stack dump's leaves, a heat dump) or bins (a kpdata, a gmon file: per-bin granularity,\n"
-		 "a bin's count at the instruction holding its first byte). FUNC is a name, MODULE!NAME,\n"
-		 "or a name before a GCC clone's suffix (mix_a for mix_a.constprop.0); without it the\n"
-		 "--top N hottest functions, the hottest by default.\n",
+	.about = "A function's instructions (Capstone) under its source lines (DWARF), as\n"
+		 "perf annotate shows them: each instruction's samples and its share of the\n"
+		 "function's, the hottest source line marked '*' and the hottest instruction '>'.\n"
+		 "DUMP is any dump with counts at PCs: sampled PCs (usample, a buffered Monte\n"
+		 "Carlo dump, a DosProfile hit table, a stack dump's leaves, a heat dump) or bins\n"
+		 "(a kpdata, a gmon file: per-bin granularity, a bin's count at the instruction\n"
+		 "holding its first byte). FUNC is a name, MODULE!NAME, or a name before a GCC\n"
+		 "clone's suffix (mix_a for mix_a.constprop.0); without it the --top N hottest\n"
+		 "functions, the hottest by default. Exit status 0, or 2 after one line on an\n"
+		 "error (no such function, a dump without PCs, an ELF that is not the dump's).\n",
 	.view = annotate_view,
 };
