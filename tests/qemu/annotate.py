@@ -4,7 +4,7 @@
 import re
 
 INSN = re.compile(r"^(.*?)    ([0-9a-f]{8}): (.*)$")
-HEAD = re.compile(r"^(\S+)!(\S+)  0x([0-9a-f]{8})-0x([0-9a-f]{8})  (\d+) ")
+HEAD = re.compile(r"^(\S+)!(\S+)  ([0-9a-f]{8})-([0-9a-f]{8})  (\d+) ")
 BRANCH = re.compile(r"^(?:j\w+|loop\w*) 0x([0-9a-f]+)$")
 
 

@@ -90,7 +90,7 @@ static void per_instruction_counts(void **state)
 	run_kprof(&r, "annotate", ELF, three_counts(), "spin_a", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	snprintf(want, sizeof want, "fixture.elf!spin_a  0x%08x-0x%08x  40 samples (clock ticks)  40.00%% "
+	snprintf(want, sizeof want, "fixture.elf!spin_a  %08x-%08x  40 ticks  40.00%% "
 		 "of the profile\n", a, a + sym_size("spin_a"));
 	assert_non_null(strstr(r.out, want));
 	r0 = insn_row(r.out, a, 0);
@@ -169,7 +169,7 @@ static void top_in_turn(void **state)
 	a = strstr(r.out, "fixture.elf!spin_b  ");
 	b = strstr(r.out, "fixture.elf!spin_a  ");
 	assert_true(a && b && a < b);               /* the hottest first */
-	assert_non_null(strstr(r.out, "60 samples (clock ticks)  60.00% of the profile"));
+	assert_non_null(strstr(r.out, "60 ticks  60.00% of the profile"));
 	run_free(&r);
 	run_kprof(&r, "annotate", ELF, three_counts(), NULL);      /* the hottest alone */
 	assert_int_equal(r.status, 0);
@@ -198,7 +198,7 @@ static void kpdata_bins(void **state)
 	run_kprof(&r, "annotate", ELF, path, "spin_a", NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "bins    16 bytes a count (kpdata): per-bin granularity"));
-	assert_non_null(strstr(r.out, "7 samples (clock ticks)  100.00% of the profile"));
+	assert_non_null(strstr(r.out, "7 ticks  100.00% of the profile"));
 	assert_non_null(strstr(r.out, "\n>        7 100.00  "));
 	assert_non_null(strstr(r.out, "\n         :         "));
 	/* the row with the count holds the bin's first byte */

@@ -303,9 +303,9 @@ static void annotate_one(struct annotator *an, const struct target *t)
 				c += v[j].count;
 		hot_line = c > hot_line ? c : hot_line;
 	}
-	fprintf(out, "\n%s!%s  0x%08jx-0x%08jx  %ju %s (%s)  %.2f%% of the profile\n",
+	fprintf(out, "\n%s!%s  %08jx-%08jx  %ju %s  %.2f%% of the profile\n",
 		module_name(an->sy, ss, t->mod), ke->syms[t->sym].name, (uintmax_t)lo, (uintmax_t)hi,
-		(uintmax_t)t->count, u->column, u->what, pct(t->count, an->p->kernel));
+		(uintmax_t)t->count, u->count, pct(t->count, an->p->kernel));
 	step = ss->bin ? ss->bin : (uint64_t)1 << ss->res;
 	if (step > 1)
 		fprintf(out, "bins    %ju bytes a count (%s): per-bin granularity, each bin's count at the\n"
