@@ -401,8 +401,8 @@ int annotate_functions(FILE *out, struct symbolizer *sy, const struct sampleset 
 	if (n == 0) {
 		free(t);
 		if (func)
-			kp_error("no function %s in %s%s (the ELFs %s's samples are of)", func, sy->n ? sy->elfs[0].path : "",
-				 sy->n > 1 ? " or the --elf files" : "", what);
+			kp_error("no function %s in %s%s (of those paired with %s's modules)", func,
+				 sy->n ? sy->elfs[0].path : "", sy->n > 1 ? " or the --elf files" : "", what);
 		else
 			kp_error("%s: no samples in any function to annotate", what);
 		return -1;
