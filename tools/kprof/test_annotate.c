@@ -177,6 +177,11 @@ static void top_in_turn(void **state)
 	assert_null(strstr(r.out, "fixture.elf!spin_a  "));
 	assert_non_null(strstr(r.out, "(1 more functions with samples; --top 2 shows them all)"));
 	run_free(&r);
+	run_kprof(&r, "annotate", ELF, three_counts(), "fixture.elf!spin_a", NULL);   /* MODULE!NAME */
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "fixture.elf!spin_a  "));
+	assert_null(strstr(r.out, "fixture.elf!spin_b  "));
+	run_free(&r);
 }
 
 /* res 4: a bin's count goes to the instruction holding its first byte,
