@@ -36,6 +36,7 @@ struct insn {
 	const char *file;              /* libdwfl's; NULL: no line */
 	int line;
 	const char *inlined;           /* the innermost inlined function here, or NULL */
+	uint64_t lcount, lexact;       /* its source line's, over the function */
 };
 
 /* a source file's lines, read once */
@@ -65,6 +66,11 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static int by_count(const void *a, const void *b)
 {
 	const struct target *x = a, *y = b;
@@ -89,10 +95,11 @@ static const struct src *source(struct annotator *an, const char *name)
 	s = &an->srcs[an->nsrcs++];
 	memset(s, 0, sizeof *s);
 	s->name = name;
-	if (kp_readfile(name, SRC_MAX_BYTES, &buf, &len) < 0 || memchr(buf, '\0', len)) {
-		if (len && buf)
-			free(buf);
+	if (kp_readfile(name, SRC_MAX_BYTES, &buf, &len) < 0)
 		return s;               /* not on this disk: file:line only */
+	if (memchr(buf, '\0', len)) {
+		free(buf);              /* not text */
+		return s;
 	}
 	s->text = kp_calloc(len + 1, 1);
 	memcpy(s->text, buf, len);
@@ -205,7 +212,7 @@ static void charge(struct annotator *an, const struct target *t, long e, struct 
 			*unplaced += f->count;
 			continue;
 		}
-		v[k].count += f->count;
+		v[k].count = add_sat(v[k].count, f->count);
 		for (size_t j = (size_t)k + 1; step > 1 && j < n && v[j].addr < f->addr + step; j++)
 			v[j].shared = 1;
 	}
@@ -217,8 +224,8 @@ static void charge(struct annotator *an, const struct target *t, long e, struct 
 
 		if (f->mod >= an->hsy->nof || an->hsy->of[f->mod] != e || (k = insn_at(v, n, f->addr)) < 0)
 			continue;
-		v[k].exact = v[k].exact + f->count < v[k].exact ? UINT64_MAX : v[k].exact + f->count;
-		*exact = *exact + f->count < *exact ? UINT64_MAX : *exact + f->count;
+		v[k].exact = add_sat(v[k].exact, f->count);
+		*exact = add_sat(*exact, f->count);
 	}
 }
 
@@ -236,20 +243,14 @@ static void counts(FILE *out, char mark, uint64_t n, uint64_t whole, int shared,
 }
 
 /* a source line's row: its totals, file:line and as much of its text as fits */
-static void line_row(struct annotator *an, const struct insn *v, size_t n, size_t at, uint64_t total,
+static void line_row(struct annotator *an, const struct insn *v, size_t at, uint64_t total,
 		     uint64_t xtotal, uint64_t hottest)
 {
-	uint64_t c = 0, x = 0;
+	uint64_t c = v[at].lcount, x = v[at].lexact;
 	const struct src *s;
 	const char *text = "";
 	int col, left;
 
-	for (size_t i = 0; i < n; i++)     /* the line's every instruction in the function */
-		if (v[i].file && v[i].line == v[at].line &&
-		    (v[i].file == v[at].file || strcmp(v[i].file, v[at].file) == 0)) {
-			c += v[i].count;
-			x = x + v[i].exact < x ? UINT64_MAX : x + v[i].exact;
-		}
 	counts(an->out, c && c == hottest ? '*' : ' ', c, total, 0, an->heat != NULL, x, xtotal);
 	col = 17 + (an->heat ? 20 : 0);
 	col += fprintf(an->out, "  %s:%d", linetab_relpath(v[at].file), v[at].line);
@@ -269,6 +270,45 @@ static void line_row(struct annotator *an, const struct insn *v, size_t n, size_
 	if (v[at].inlined)
 		fprintf(an->out, "  [inlined %s]", v[at].inlined);
 	fputc('\n', an->out);
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const struct insn *x = *(const struct insn *const *)a, *y = *(const struct insn *const *)b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* each instruction's source line's sums over the function (a line's
+ * instructions need not be together); returns the most samples a line has */
+static uint64_t line_totals(struct insn *v, size_t n)
+{
+	struct insn **by = kp_calloc(n ? n : 1, sizeof *by);
+	size_t nb = 0;
+	uint64_t hottest = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].file)
+			by[nb++] = &v[i];
+	qsort(by, nb, sizeof *by, by_line);
+	for (size_t i = 0, j; i < nb; i = j) {
+		uint64_t c = 0, x = 0;
+
+		for (j = i; j < nb && by[j]->line == by[i]->line && strcmp(by[j]->file, by[i]->file) == 0; j++) {
+			c = add_sat(c, by[j]->count);
+			x = add_sat(x, by[j]->exact);
+		}
+		for (size_t k = i; k < j; k++)
+			by[k]->lcount = c, by[k]->lexact = x;
+		hottest = c > hottest ? c : hottest;
+	}
+	free(by);
+	return hottest;
 }
 
 static void annotate_one(struct annotator *an, const struct target *t)
@@ -295,14 +335,7 @@ static void annotate_one(struct annotator *an, const struct target *t)
 		if (v[i].count > hot_insn)
 			hot_insn = v[i].count;
 	}
-	for (size_t i = 0; i < n; i++) {   /* the hottest line: the most by its instructions */
-		uint64_t c = 0;
-
-		for (size_t j = 0; v[i].file && j < n; j++)
-			if (v[j].file && v[j].line == v[i].line && strcmp(v[j].file, v[i].file) == 0)
-				c += v[j].count;
-		hot_line = c > hot_line ? c : hot_line;
-	}
+	hot_line = line_totals(v, n);
 	fprintf(out, "\n%s!%s  %08jx-%08jx  %ju %s  %.2f%% of the profile\n",
 		module_name(an->sy, ss, t->mod), ke->syms[t->sym].name, (uintmax_t)lo, (uintmax_t)hi,
 		(uintmax_t)t->count, u->count, pct(t->count, an->p->kernel));
@@ -327,7 +360,7 @@ static void annotate_one(struct annotator *an, const struct target *t)
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].file && (i == 0 || !v[i - 1].file || v[i - 1].line != v[i].line ||
 				  strcmp(v[i - 1].file, v[i].file) != 0 || v[i - 1].inlined != v[i].inlined))
-			line_row(an, v, n, i, t->count, xtotal, hot_line);
+			line_row(an, v, i, t->count, xtotal, hot_line);
 		counts(out, v[i].count && v[i].count == hot_insn ? '>' : ' ', v[i].count, t->count,
 		       v[i].shared, an->heat != NULL, v[i].exact, xtotal);
 		fprintf(out, "    %08jx: %s\n", (uintmax_t)v[i].addr, v[i].text);
