@@ -7,6 +7,7 @@ import re
 import subprocess
 import tempfile
 
+from annotate import hot_in_loop
 from engines import DOSPROF, MC, PROFIL
 from harness import build_path, test
 from qemu import ROOT, VMError
@@ -254,7 +255,8 @@ def heat_accuracy_lockstep(m):
     loops: the mix is within twice its random floor, sampled by usample,
     by profil(2) (gmon), by DosProfile's hit table and by the Monte Carlo
     engine (buffered); the lock-step
-    workload, tuned to the PIT period, is far outside it."""
+    workload, tuned to the PIT period, is far outside it. And kprof
+    annotate of each finds mix_a's hottest instruction in its loop."""
     mix_and_lock(m, 3000)
     profil_pair(m, "mix 300", "mix 3000000")
     dosprof_run(m, "mix 3000000")
@@ -273,6 +275,26 @@ def heat_accuracy_lockstep(m):
     mn, _, _, mratio, mout = accuracy(m, 0, 7)
     assert mn >= 2900 and mratio <= 2, "Monte Carlo mix: ratio %.2f:\n%s" % (mratio, mout)
     assert re.search(r"^spearman 1\.000 over 6 functions", mout, re.M), mout
+    annotated_mix(m)
+
+
+def annotated_mix(m):
+    """kprof annotate of mix_a, whose loop is its hot part, from each
+    sampled dump with the exact heat beside: usample, a gmon file's bins,
+    DosProfile's hit table, the Monte Carlo engine's buffered samples; the
+    hottest instruction by samples and by the exact count are in the loop,
+    and the exact column sums to kprof heat's count of mix_a."""
+    heat, heatpg = files(m, 0)["heat"], files(m, 4)["heat"]
+    rep, _ = kprof("heat", ACCWORK, heat)
+    want = int(re.search(r"^\s+[\d.]+\s+(\d+)\s+\d+\s+\d+\s+mix_a\b", rep, re.M).group(1))
+    for k, elf, h in ((1, ACCWORK, heat), (5, ACCWORK_PG, heatpg), (6, ACCWORK, heat), (7, ACCWORK, heat)):
+        dump = [p for n, p in files(m, k).items() if n != "heatinfo"][0]
+        out, _ = kprof("annotate", "--heat", h, elf, dump, "mix_a")
+        m.text += "\n--- kprof annotate %s ---\n%s" % (os.path.basename(dump), out)
+        rows = hot_in_loop(out, "mix_a", exact=True)[3]
+        if elf == ACCWORK:
+            assert sum(r[2] for r in rows) == want, "exact column %d, kprof heat %d:\n%s" % (
+                sum(r[2] for r in rows), want, out)
 
 
 @test("heat_accuracy_jitter", timeout=600, icount=True, cmdline="hz=1000 pit.jitter=596")

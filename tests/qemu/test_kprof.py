@@ -6,6 +6,7 @@ import shutil
 import struct
 import subprocess
 
+from annotate import hot_in_loop
 from harness import build_path, test
 from qemu import ROOT, VMError, header_defines
 
@@ -86,8 +87,9 @@ def kprof_idle(m):
 @test("kprof_workload", timeout=120, icount=True)
 def kprof_workload(m):
     """profile `kwork loop` in the guest: kpdata format, word 0 >= word 1 >=
-    sum of bins, `kwork_loop` on top with >= 90 % of kernel ticks,
-    readprofile agrees with kprof per function"""
+    sum of bins, `kwork_loop` on top with >= 90 % of kernel ticks, its
+    hottest instruction (kprof annotate) in its loop, readprofile agrees
+    with kprof per function"""
     m.wait_prompt()
     k = profile(m, ["kwork loop 2000000 50"])
     m.halt()
@@ -108,6 +110,10 @@ def kprof_workload(m):
     assert top == "kwork_loop", "top function %s: %s" % (top, r)
     # the workload is built to spend nearly all its kernel time there
     assert r["kwork_loop"] >= 0.9 * w[1], "kwork_loop %d of %d kernel ticks" % (r["kwork_loop"], w[1])
+    # its instructions: the hottest is in its loop, the rows sum to its row
+    ann = kprof("annotate", KERNEL, data, "kwork_loop")
+    m.text += "\n--- kprof annotate ---\n" + ann
+    assert hot_in_loop(ann, "kwork_loop")[2] == r["kwork_loop"], ann
     idle = int(inf["idle_ticks"])
     m.check(report, [r"^total\s+%d ticks" % w[0], r"^kernel\s+%d ticks" % (w[1] - idle),
                      r"^idle\s+%d ticks" % idle])
@@ -159,7 +165,8 @@ def kprof_rate(m):
 
 @test("kprof_res", timeout=120, cmdline="kprof.res=4", icount=True)
 def kprof_res(m):
-    """kprof.res= sets the bin size; res N changes it while stopped."""
+    """kprof.res= sets the bin size; res N changes it while stopped; kprof
+    annotate shows the bins' counts at their instructions."""
     m.wait_prompt()
     k = profile(m, ["kwork loop 2000000 20"])
     assert m.run("echo res 2 > /dev/kpctl") == ""
@@ -171,6 +178,10 @@ def kprof_res(m):
     span = int(inf["text_end"], 16) - int(inf["text_start"], 16)
     assert int(inf["nbins"]) == (span + 15) // 16 == len(words(data)) - 2, inf
     assert max(rows(kprof(KERNEL, data)).items(), key=lambda kv: kv[1])[0] == "kwork_loop"
+    # annotated by 16-byte bins: the hottest bin's instruction is in the loop
+    ann = kprof("annotate", KERNEL, data, "kwork_loop")
+    m.check(ann, [r"^bins    16 bytes a count \(kpdata\): per-bin granularity"])
+    hot_in_loop(ann, "kwork_loop")
     m.check(res2, [r"^res 2$", r"^nbins %d$" % ((span + 3) // 4)])
 
 

@@ -1,4 +1,4 @@
-/* disasm.c: the instruction text for --addr, from the ELF's own bytes with
+/* disasm.c: the instruction text for --addr and kprof annotate, from the ELF's own bytes with
  * Capstone (32-bit x86, Intel syntax). */
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +34,7 @@ void disasm_close(struct disasm *d)
 }
 
 /* Decode one instruction at *addr; on success advance *addr past it. */
-static int one(struct disasm *d, const struct kelf *ke, uint64_t *addr, char *buf, size_t n)
+int disasm_one(struct disasm *d, const struct kelf *ke, uint64_t *addr, char *buf, size_t n)
 {
 	const unsigned char *code;
 	size_t avail;
@@ -74,7 +74,7 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *s,
 		return;
 	if (step <= 1) {
 		at = bin;
-		if (!one(d, ke, &at, buf, n))
+		if (!disasm_one(d, ke, &at, buf, n))
 			snprintf(buf, n, "(bad)");
 		return;
 	}
@@ -84,7 +84,7 @@ void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *s,
 	while (at < s->end && at < bin + step) {
 		uint64_t here = at;
 
-		if (!one(d, ke, &at, text, sizeof text)) {
+		if (!disasm_one(d, ke, &at, text, sizeof text)) {
 			snprintf(buf, n, "(bad)");
 			return;
 		}

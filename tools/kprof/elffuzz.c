@@ -1,6 +1,7 @@
 /* elffuzz.c: for the fuzzer and its replay test, bytes through a whole
  * path of the tool: an ELF from memory through everything kprof does with
- * one, and a dump through its reader, the symbolizer and the text views.
+ * one, and a dump through its reader, the symbolizer, the text views and
+ * kprof annotate.
  * 0 or -1, never a crash. */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -46,7 +47,8 @@ out:
 }
 
 /* A reader's input, and when the reader takes it, the rest of the pipeline
- * against sy's ELFs: matching (forced), charging, every text view. */
+ * against sy's ELFs: matching (forced), charging, every text view and the
+ * annotated hottest functions. */
 int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned char *buf,
 		  size_t len, const char *name)
 {
@@ -68,6 +70,9 @@ int pipeline_fuzz(const struct reader *r, struct symbolizer *sy, const unsigned 
 
 			writer_named("text")->write(null, &wo, sy, &ss, &p);
 		}
+		/* and the annotated instructions of the hottest functions */
+		if (null)
+			annotate_functions(null, sy, &ss, &p, NULL, NULL, NULL, 3, name);
 		if (null)
 			fclose(null);
 		profile_free(&p);

@@ -178,6 +178,8 @@ struct sampleset {
 	double hz;
 	int unit;                      /* UNIT_*: what total, counts and weights count */
 	uint64_t bin;                  /* bytes a count covers: 1 (or 0) for sampled PCs */
+	int nopc;                      /* no count is at a sampled PC (each at a routine's or a
+	                                  range's first byte): nothing to annotate */
 	/* a dump of fixed-size bins (kpdata): their range in module 0 */
 	int binned;
 	uint64_t text_start, text_end, nbins;
@@ -364,6 +366,8 @@ const char *stack_root(const struct sampleset *ss, size_t i);
 /* a flat row's name for the frame name of module mod: "prog!main;bubble"
  * when the set has several modules, else the name; the caller frees */
 char *frame_label(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod, const char *name);
+/* module mod's name in rows: the base name of the dump's path for it, or of its ELF's */
+const char *module_name(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod);
 
 /* elffuzz.c: bytes through the ELF code, or through a reader and on */
 int kelf_fuzz(const unsigned char *buf, size_t len);
@@ -450,6 +454,8 @@ void disasm_open(struct disasm *d);
 void disasm_close(struct disasm *d);
 void disasm_bin(struct disasm *d, const struct kelf *ke, const struct krange *r,
 		uint64_t bin, uint64_t step, char *buf, size_t n);
+/* the instruction at *addr as text in buf; 1 and *addr past it, or 0 */
+int disasm_one(struct disasm *d, const struct kelf *ke, uint64_t *addr, char *buf, size_t n);
 
 /* ---- writers: one file each, listed in pipeline.c ---- */
 
@@ -472,6 +478,7 @@ struct wopts {
 	const char *elfs[VIEW_MAX_ELFS];
 	size_t nelfs;
 	const char *dumps[2];
+	const char *extra;             /* the writer's optional last argument (extra), or NULL */
 };
 
 /* One option of a writer's own: --name, with a value when value names it
@@ -502,6 +509,7 @@ struct writer {
 	const char *formats[2];        /* the reader each dump must be; NULL: any */
 	const struct wopt *opts;       /* its options, ending in { NULL } */
 	long top;                      /* --top's default: 0 for every row */
+	const char *extra;             /* an optional argument after the dumps ("FUNC"), or NULL */
 	const char *usage;             /* "kprof NAME [--top N] ... ELF DUMP" */
 	const char *wants;             /* its arguments, for the usage error */
 	const char *about;             /* --help's text between usage and options */
@@ -537,6 +545,13 @@ void folded_free(struct fline *lines, size_t n);
 void flame_svg(FILE *out, const struct fline *lines, size_t n, const struct fline *base, size_t nbase,
 	       const struct unit *u);
 const struct writer *writer_named(const char *name);
+/* wr_annotate.c: the instructions of the functions named func (NULL: the
+ * top hottest; top 0: all) with their source lines and counts, and with
+ * heat (NULL: none, hsy its symbolizer) each one's exact count; what names
+ * the dump in messages. 0, or -1 after kp_error */
+int annotate_functions(FILE *out, struct symbolizer *sy, const struct sampleset *ss, const struct profile *p,
+	     const struct symbolizer *hsy, const struct sampleset *heat, const char *func, long top,
+	     const char *what);
 
 /* ---- rd_gmon.c and wr_gmon.c: profil(2)'s gmon files ---- */
 

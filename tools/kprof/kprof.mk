@@ -20,7 +20,7 @@ KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
 KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS) \
 	stacks
-KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz
+KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz test_annotate
 
 KPROF_PKGS   := libelf libdw capstone
 KPROF_PKGCF  := $(shell pkg-config --cflags $(KPROF_PKGS) 2>/dev/null || echo -I/usr/include/capstone)

@@ -36,7 +36,8 @@
 	X(dosprof) \
 	X(heat) \
 	X(accuracy) \
-	X(diff)
+	X(diff) \
+	X(annotate)
 
 #define DECLARE_READER(name) extern const struct reader reader_##name;
 #define DECLARE_WRITER(name) extern const struct writer writer_##name;
@@ -367,13 +368,14 @@ static int view_opts(const struct writer *w, struct wopts *wo, int argc, char **
 		}
 		wo->arg[k] = o->value ? optarg : "";
 	}
-	if (argc - optind != 1 + w->ninputs) {
+	if (argc - optind != 1 + w->ninputs && !(w->extra && argc - optind == 2 + w->ninputs)) {
 		fprintf(stderr, "kprof: %s wants %s; usage: %s\n", w->name, w->wants, w->usage);
 		return 2;
 	}
 	wo->elfs[0] = argv[optind];
 	for (int i = 0; i < w->ninputs; i++)
 		wo->dumps[i] = argv[optind + 1 + i];
+	wo->extra = argc - optind == 2 + w->ninputs ? argv[optind + 1 + w->ninputs] : NULL;
 	return -1;
 }
 

@@ -206,6 +206,7 @@ static int dosprof_set(struct sampleset *ss, unsigned char *buf, size_t len, con
 			ss->flat[n++] = (struct flat){ 0, kp_le32(v + offsetof(PRFVA, va_vaddr)), cnt };
 		}
 	}
+	ss->nopc = ranged && !d.nhits && !d.ndet;   /* only whole slots' counts */
 	if (ranged)
 		snprintf(ss->note, sizeof ss->note, "%ju samples are counts of whole slots or detailed "
 			 "ranges, each charged to the symbol at its first byte (kprof dosprof shows what "

@@ -89,6 +89,7 @@ static int mc_parse(struct sampleset *ss, const unsigned char *buf, size_t len, 
 	ss->scope = "sampled";          /* the rows are the kernel's and the programs' */
 	/* -s: a hit is a system call, not a tick */
 	ss->unit = d.options & PROFILE_OBJCALL ? UNIT_SYSCALLS : UNIT_TICKS;
+	ss->nopc = !(d.options & PROFILE_BUFFER);
 	if (!(d.options & PROFILE_BUFFER))
 		snprintf(ss->note, sizeof ss->note, "an unbuffered session: each routine's hits are "
 			 "at its first byte");

@@ -580,10 +580,16 @@ const char *stack_root(const struct sampleset *ss, size_t i)
  * named by one ELF: a program and its stripped copy). The caller frees. */
 char *frame_label(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod, const char *name)
 {
-	const char *path;
-
 	if (ss->nmods <= 1)
 		return kp_strdup(name);
-	path = ss->mods[mod].path ? ss->mods[mod].path : sy->elfs[sy->of[mod]].path;
-	return kp_fmt("%s!%s", base(path), name);
+	return kp_fmt("%s!%s", module_name(sy, ss, mod), name);
+}
+
+const char *module_name(const struct symbolizer *sy, const struct sampleset *ss, uint32_t mod)
+{
+	if (mod < ss->nmods && ss->mods[mod].path)
+		return base(ss->mods[mod].path);
+	if (mod < sy->nof && sy->of[mod] >= 0)
+		return base(sy->elfs[sy->of[mod]].path);
+	return FRAME_UNKNOWN;
 }

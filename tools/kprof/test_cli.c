@@ -478,7 +478,7 @@ static void damaged_inputs_never_crash(void **state)
  * --help lists them all, --version names the formats. */
 static void subcommands_uniform(void **state)
 {
-	static const char *const subs[] = { "gmon", "dosprof", "heat", "accuracy", "diff" };
+	static const char *const subs[] = { "gmon", "dosprof", "heat", "accuracy", "diff", "annotate" };
 	char heat[4096], text[128];
 	struct run r;
 

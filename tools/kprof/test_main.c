@@ -13,6 +13,7 @@ int main(void)
 	failed += test_export_group();
 	failed += test_bugs_group();
 	failed += test_fuzz_group();
+	failed += test_annotate_group();
 	tmp_cleanup();
 	printf("kprof-unit: %s (%d failed)\n", failed ? "FAIL" : "PASS", failed);
 	return failed ? 1 : 0;

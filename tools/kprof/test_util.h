@@ -63,5 +63,6 @@ int test_cli_group(void);
 int test_export_group(void);
 int test_bugs_group(void);
 int test_fuzz_group(void);
+int test_annotate_group(void);
 
 #endif
