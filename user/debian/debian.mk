@@ -6,7 +6,7 @@
 # as build/user/bin/NAME, where the host tools look for a program's ELF
 # (tests/qemu/engines.py); the initrd gets build/user/bin/NAME.strip as
 # /bin/NAME (the symbolizer matches the two by build-id), and the Lua
-# workloads user/debian/lua/*.lua as /share/lua/*.lua.
+# workloads user/debian/lua/*.lua in DEB_LUA_DIR.
 
 DEB_SRC := $(BUILD)/src
 DEB_OBJ := $(BUILD)/debian
@@ -31,11 +31,15 @@ DEB_PROGS := lua minigzip bzip2 libctest
 DEB_BINS := $(DEB_PROGS:%=$(BUILD)/user/bin/%)
 DEB_LUA := $(sort $(wildcard user/debian/lua/*.lua))
 
+# The workloads' directory in the guest: under /bin, the only part of the
+# initrd the kernel serves (kernel/vfs.c's mounts). The tests read it here.
+DEB_LUA_DIR := /bin/share/lua
+
 # What the top Makefile's initrd rule adds to the archive, in directory $(1)
 DEB_INITRD := $(DEB_BINS:%=%.strip) $(DEB_LUA)
 define DEB_INITRD_INSTALL
 for p in $(DEB_PROGS); do cp $(BUILD)/user/bin/$$p.strip $(1)/bin/$$p || exit 1; done
-mkdir -p $(1)/share/lua && cp $(DEB_LUA) $(1)/share/lua/
+mkdir -p $(1)$(DEB_LUA_DIR) && cp $(DEB_LUA) $(1)$(DEB_LUA_DIR)/
 endef
 
 # An object is rebuilt when its package is fetched anew (another version

@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "/tmp/libctest.dat";
 
-	printf("libctest: %s\n", argc > 1 ? "a file named" : "the default file");
+	printf("libctest\n");
 	formats();
 	memory();
 	files(path);
