@@ -25,6 +25,8 @@ endif
 # -ffile-prefix-map, as for the kernel, only renames the checkout's
 # directory in the DWARF, so that every checkout builds the same build-ids.
 DEB_CFLAGS := -static -O2 -g -fno-omit-frame-pointer
+# libctest's: what a plain build of a small C program would use
+DEB_PLAIN_CFLAGS := -static -O2 -g
 DEB_MAP := -ffile-prefix-map=$(CURDIR)=.
 
 DEB_PROGS := lua minigzip bzip2 libctest
@@ -102,11 +104,11 @@ $(BUILD)/user/bin/bzip2: $(BZIP2_MODS:%=$(DEB_OBJ)/bzip2/%.o)
 # ---- libctest: the project's own, as a plain `gcc -static -O2 -g` builds it
 $(DEB_OBJ)/libctest.o: user/debian/libctest.c
 	@mkdir -p $(@D)
-	$(CC) -static -O2 -g $(DEB_MAP) -Wall -Wextra -MD -MP -c -o $@ $<
+	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -Wall -Wextra -MD -MP -c -o $@ $<
 
 $(BUILD)/user/bin/libctest: $(DEB_OBJ)/libctest.o
 	@mkdir -p $(@D)
-	$(CC) -static -O2 -g $(DEB_MAP) -o $@ $^ -lm
+	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
 
 .SECONDARY: $(DEB_BINS)
 
