@@ -314,6 +314,46 @@ for _prog in ROUND_TRIPS:
     test("realprogs_" + _prog, timeout=300)(round_trip_test(_prog))
 
 
+# The same, a file compressed in place: bzip2 and minigzip make NAME.bz2
+# and NAME.gz beside it and remove it (unlink), bzip2 copies its mode and
+# times (fchmod, utime); decompressing brings the file back.
+IN_PLACE = ["bzip2 -k /tmp/f", "rm /tmp/f", "bzip2 -d /tmp/f.bz2", "minigzip /tmp/f",
+            "minigzip -d /tmp/f.gz"]
+IN_PLACE_GENDATA = "lua %s/gendata.lua %d /tmp/f" % (LUA_DIR, DATA_SIZE // 2)
+
+
+@test("realprogs_host_in_place", timeout=120, qemu=False)
+def realprogs_host_in_place(h):
+    """on the host, bzip2 -k, bzip2 -d, minigzip and minigzip -d of a file
+    in place leave the file as it was, and nothing beside it"""
+    with tempfile.TemporaryDirectory() as tmp:
+        host_line(IN_PLACE_GENDATA, tmp)
+        before = cksums(subprocess.run(["cksum", "f"], cwd=tmp, capture_output=True, text=True).stdout)
+        for line in IN_PLACE:
+            if line.startswith("rm "):
+                os.remove(os.path.join(tmp, "f"))
+            else:
+                h.text += host_line(line, tmp)
+        after = cksums(subprocess.run(["cksum", "f"], cwd=tmp, capture_output=True, text=True).stdout)
+        assert before == after and sorted(os.listdir(tmp)) == ["f"], (before, after, os.listdir(tmp))
+
+
+@test("realprogs_in_place", timeout=300)
+def realprogs_in_place(m):
+    """in the guest, bzip2 -k, rm, bzip2 -d, minigzip and minigzip -d of
+    /tmp/f (IN_PLACE) leave it as gendata.lua made it, alone in /tmp"""
+    m.wait_prompt()
+    m.check(guest(m, IN_PLACE_GENDATA, timeout=m.timeout / 3), [r"^gendata: \d+ bytes in /tmp/f$"])
+    before = cksums(guest(m, "cksum /tmp/f"))
+    for line in IN_PLACE:
+        out = guest(m, line, timeout=m.timeout / 4)
+        assert out == "", "%r printed %r" % (line, out)
+    after = cksums(guest(m, "cksum /tmp/f"))
+    assert before == after and before, "cksum before %s, after %s" % (before, after)
+    m.check(m.run("ls /tmp"), [r"^file +\d+ f$"], forbid=[r"\.(gz|bz2)$"])
+    m.halt()
+
+
 @test("realprogs_libctest", timeout=120)
 def realprogs_libctest(m):
     """libctest prints in the guest what it prints on the host (time() is

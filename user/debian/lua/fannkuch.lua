@@ -1,7 +1,7 @@
 -- fannkuch-redux: over every permutation of 1..N, count the prefix
 -- reversals ("flips") until 1 is in front. lua fannkuch.lua [N]: a
 -- checksum (flips added for the even permutations, subtracted for the
--- odd ones, in the order of the swap-based enumeration below) and the
+-- odd ones, in the order of the prefix rotations below) and the
 -- most flips. N = 7 gives 228 and 16; N = 12 gives 3968050 and 65.
 local N = tonumber(arg and arg[1]) or 7
 
