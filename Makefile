@@ -47,10 +47,12 @@ include kernel/kernel.mk
 include user/user.mk
 include tools/kprof/kprof.mk
 
-# ---- initrd: a ustar archive of the user programs, mounted at /bin ----
-$(BUILD)/initrd.tar: $(USER_BINS) | $(DEPS_OK)
+# ---- initrd: a ustar archive of the user programs, mounted at /bin; the
+# real programs and their workloads too (user/debian/debian.mk) ----
+$(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) | $(DEPS_OK)
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
 	cp $(USER_BINS) $(BUILD)/initrd/bin/
+	$(call DEB_INITRD_INSTALL,$(BUILD)/initrd)
 	tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
 		-C $(BUILD)/initrd -cf $@ bin
 

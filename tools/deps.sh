@@ -10,6 +10,10 @@
 # `go tool pprof` reads the pprof export; prints go's path.
 # tools/deps.sh chromium: Debian's chromium, which the flame graph's
 # browser test renders the SVG with (headless); prints chromium's path.
+# tools/deps.sh sources: the Debian source packages pinned in
+# user/debian/sources, each unpacked by apt-get source (Debian's patches
+# applied) into build/src/PACKAGE/, whose .pinned names the version; quick
+# and silent when all are there already (see the mode below).
 set -u
 
 if [ "${1-}" = chromium ]; then
@@ -45,6 +49,89 @@ if [ "${1-}" = speedscope ]; then
 			{ echo "deps: npm install speedscope failed" >&2; exit 1; }
 	fi
 	echo "$schema"
+	exit 0
+fi
+
+# The sources mode. apt-get source needs deb-src entries: when apt has none,
+# each enabled Debian deb entry of /etc/apt is copied as a deb-src one into
+# kprof-deb-src.sources (or .list, as the entries are written), and when a
+# pinned version is unknown to apt only that file's indices are updated.
+if [ "${1-}" = sources ]; then
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	pins=$top/user/debian/sources
+	dest=$top/build/src
+	etc=/etc/apt
+	todo=() pkgs=()
+	while read -r pkg ver _; do
+		case $pkg in ''|'#'*) continue ;; esac
+		[ "$(cat "$dest/$pkg/.pinned" 2>/dev/null)" = "$pkg $ver" ] && continue
+		todo+=("$pkg=$ver") pkgs+=("$pkg")
+	done < "$pins"
+	[ ${#todo[@]} -eq 0 ] && exit 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: build/src/ lacks ${todo[*]}; as root run: tools/deps.sh sources" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	echo "deps: fetching the sources of ${todo[*]} into build/src/" >&2
+	command -v dpkg-source >/dev/null 2>&1 ||
+		apt-get install -y -qq dpkg-dev >/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq dpkg-dev >/dev/null 2>&1; } ||
+		{ echo "deps: cannot install dpkg-dev (apt-get source needs it)" >&2; exit 1; }
+	ours=
+	for f in "$etc/sources.list.d/kprof-deb-src.sources" "$etc/sources.list.d/kprof-deb-src.list"; do
+		[ -s "$f" ] && ours=$f
+	done
+	if [ -z "$ours" ] && ! cat "$etc"/sources.list "$etc"/sources.list.d/*.list \
+		"$etc"/sources.list.d/*.sources 2>/dev/null |
+		grep -qE '^[[:space:]]*(deb-src[[:space:]]|Types:.*[[:space:]]deb-src([[:space:]]|$))'; then
+		# deb822 stanzas: Types: deb becomes deb-src, the rest as it is
+		entries=$(cat "$etc"/sources.list.d/*.sources 2>/dev/null | awk '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				types = ""; body = ""
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^#/) continue
+					if ($i ~ /^Types:/) { types = $i " "; continue }
+					body = body $i "\n"
+				}
+				if (types ~ /[ \t]deb[ \t]/ && body ~ /(^|\n)URIs:.*\/debian/ &&
+				    body !~ /(^|\n)Enabled:[ \t]*no/)
+					printf "Types: deb-src\n%s\n", body
+			}')
+		if [ -n "$entries" ]; then
+			ours=$etc/sources.list.d/kprof-deb-src.sources
+		else
+			entries=$(cat "$etc"/sources.list "$etc"/sources.list.d/*.list 2>/dev/null |
+				sed -n '/\/debian/s/^[[:space:]]*deb\([[:space:]]\)/deb-src\1/p')
+			ours=$etc/sources.list.d/kprof-deb-src.list
+		fi
+		[ -n "$entries" ] || { echo "deps: no Debian deb entry in $etc to copy as deb-src" >&2; exit 1; }
+		printf '%s\n' "$entries" > "$ours"
+	fi
+	for i in "${!pkgs[@]}"; do
+		apt-cache showsrc --only-source "${pkgs[$i]}" 2>/dev/null |
+			grep -qx "Version: ${todo[$i]#*=}" && continue
+		if [ -n "$ours" ]; then
+			apt-get update -qq -o Dir::Etc::sourcelist="$ours" -o Dir::Etc::sourceparts=- \
+				-o APT::Get::List-Cleanup=0 >/dev/null
+		else
+			apt-get update -qq >/dev/null
+		fi || { echo "deps: apt-get update failed" >&2; exit 1; }
+		break
+	done
+	tmp=$dest/.fetch.$$
+	rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	(cd "$tmp" && apt-get source -qq --only-source "${todo[@]}" >fetch.log 2>&1) ||
+		{ cat "$tmp/fetch.log" >&2; echo "deps: apt-get source ${todo[*]} failed" >&2; exit 1; }
+	for i in "${!pkgs[@]}"; do
+		pkg=${pkgs[$i]}
+		dir=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
+		[ -n "$dir" ] || { echo "deps: apt-get source made no $pkg-* directory" >&2; exit 1; }
+		rm -rf "${dest:?}/$pkg" && mv "$dir" "$dest/$pkg" || exit 1
+		echo "${todo[$i]/=/ }" > "$dest/$pkg/.pinned"
+	done
 	exit 0
 fi
 

@@ -19,6 +19,10 @@ USER_STRIP := mcwork
 # linked with gcrt0.o (see the README's gprof section).
 USER_PG := calls hotcold kwork profiltest tickcost accwork sysfuzz
 
+# The real programs, static glibc Linux programs (lua, minigzip, bzip2,
+# libctest), and their workloads: user/debian/debian.mk
+include user/debian/debian.mk
+
 USER_LIB := syscall.c errno.c string.c stdlib.c printf.c malloc.c getline.c \
 	sysstat.c gmon.c mcount.S
 
