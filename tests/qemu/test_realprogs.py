@@ -5,8 +5,8 @@
 # realprogs_host_*: the programs run on the host, which runs static i386
 # binaries natively, against answers known independently (published
 # benchmark values, closed forms, the same computation in Python, the
-# host's own gzip and bzip2). They run the stripped copies, the very files
-# the initrd's /bin gets.
+# host's own gzip and bzip2). They run the copies without DWARF, the very
+# files the initrd's /bin gets.
 #
 # realprogs_NAME (QEMU): the same command lines in the guest, whose output
 # must be the host's, byte for byte. They need the kernel to run Linux
@@ -35,7 +35,7 @@ HOST_LUA_DIR = os.path.join(ROOT, "user", "debian", "lua")
 
 def program(name):
     """The host's copy of what the guest runs as /bin/NAME."""
-    path = build_path("user", "bin", name + ".strip")
+    path = build_path("debian", "bin", name)
     if not os.path.exists(path):
         raise VMError("%s does not exist: run make" % os.path.relpath(path, ROOT))
     return path

@@ -4,9 +4,11 @@
 # once into build/src/PACKAGE/ by tools/deps.sh sources), and libctest, the
 # project's own glibc program. Each is linked unstripped, with its DWARF,
 # as build/user/bin/NAME, where the host tools look for a program's ELF
-# (tests/qemu/engines.py); the initrd gets build/user/bin/NAME.strip as
-# /bin/NAME (the symbolizer matches the two by build-id), and the Lua
-# workloads user/debian/lua/*.lua in DEB_LUA_DIR.
+# (tests/qemu/engines.py); the initrd gets a copy without the DWARF but
+# with the symbol table (build/debian/bin/NAME) as /bin/NAME: the kernel's
+# engines name functions from it (the Monte Carlo tables, the symbolized
+# console reports), the host symbolizer matches the two by build-id. The
+# Lua workloads user/debian/lua/*.lua go in DEB_LUA_DIR.
 
 DEB_SRC := $(BUILD)/src
 DEB_OBJ := $(BUILD)/debian
@@ -38,9 +40,9 @@ DEB_LUA := $(sort $(wildcard user/debian/lua/*.lua))
 DEB_LUA_DIR := /bin/share/lua
 
 # What the top Makefile's initrd rule adds to the archive, in directory $(1)
-DEB_INITRD := $(DEB_BINS:%=%.strip) $(DEB_LUA)
+DEB_INITRD := $(DEB_PROGS:%=$(DEB_OBJ)/bin/%) $(DEB_LUA)
 define DEB_INITRD_INSTALL
-for p in $(DEB_PROGS); do cp $(BUILD)/user/bin/$$p.strip $(1)/bin/$$p || exit 1; done
+for p in $(DEB_PROGS); do cp $(DEB_OBJ)/bin/$$p $(1)/bin/$$p || exit 1; done
 mkdir -p $(1)$(DEB_LUA_DIR) && cp $(DEB_LUA) $(1)$(DEB_LUA_DIR)/
 endef
 
@@ -109,6 +111,10 @@ $(DEB_OBJ)/libctest.o: user/debian/libctest.c
 $(BUILD)/user/bin/libctest: $(DEB_OBJ)/libctest.o
 	@mkdir -p $(@D)
 	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
+
+$(DEB_OBJ)/bin/%: $(BUILD)/user/bin/%
+	@mkdir -p $(@D)
+	$(OBJCOPY) --strip-debug $< $@
 
 .SECONDARY: $(DEB_BINS)
 
