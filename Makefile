@@ -48,11 +48,23 @@ include user/user.mk
 include tools/kprof/kprof.mk
 
 # ---- initrd: a ustar archive of the user programs, mounted at /bin; the
-# real programs and their workloads too (user/debian/debian.mk) ----
-$(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) | $(DEPS_OK)
+# real programs and their workloads too (user/debian/debian.mk), and the
+# programs a user brings: PROG='path/to/prog ...', each as /bin/NAME (any
+# static i386 executable, e.g. from i686-linux-gnu-gcc -static). The list
+# is kept in $(BUILD)/initrd.prog, so a change of PROG remakes the initrd.
+PROG ?=
+PROG_FILES := $(abspath $(PROG))
+$(BUILD)/initrd.prog: FORCE
+	@mkdir -p $(@D)
+	@for p in $(PROG_FILES); do test -f "$$p" || { echo "PROG: no file $$p" >&2; exit 1; }; done
+	@echo '$(PROG_FILES)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.prog | $(DEPS_OK)
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
 	cp $(USER_BINS) $(BUILD)/initrd/bin/
 	$(call DEB_INITRD_INSTALL,$(BUILD)/initrd)
+	$(if $(PROG_FILES),cp $(PROG_FILES) $(BUILD)/initrd/bin/)
 	tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
 		-C $(BUILD)/initrd -cf $@ bin
 
@@ -92,13 +104,15 @@ profile: all
 	@if [ "$(origin ENGINE)" = "command line" ] || [ "$(origin ENGINE)" = environment ]; then \
 		engine='$(ENGINE)'; else engine=stacks; fi; \
 	if [ -z "$$KPROF_CMD" ] && [ -n "$$engine" ]; then \
-		echo "usage: make profile CMD='stackwork tree 40' [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ACCURACY=1] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
+		echo "usage: make profile CMD='stackwork tree 40' [PROG='path/to/prog ...'] [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ACCURACY=1] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
 		$(PYTHON) tests/qemu/profile.py --list; exit 2; fi; \
 	$(PYTHON) tests/qemu/profile.py --engine "$$engine" --out '$(OUT)' \
 		--cmdline '$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout '$(or $(TIMEOUT),300)' \
 		$(if $(filter 1,$(ACCURACY)),--accuracy) \
 		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
+# the host's ELFs of PROG, for the symbolizer (tests/qemu/engines.py)
+profile flamegraph: export KPROF_PROGS = $(PROG_FILES)
 
 # make flamegraph CMD='stackwork tree 40': the stack engine around one
 # command line; the folded stacks and the SVG flame graph in build/flame/
@@ -134,7 +148,8 @@ help:
 	@echo "make run      boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line,"
 	@echo "              ICOUNT=0 without -icount); ^C goes to the guest, Ctrl-A x leaves QEMU;"
 	@echo "              each session's exports are unpacked under build/run/N as they arrive"
-	@echo "make profile  CMD='stackwork tree 40': profile one command line and print the report"
+	@echo "make profile  CMD='stackwork tree 40': profile one command line and print the report;"
+	@echo "              PROG='path/to/prog ...' puts your own static i386 programs in /bin first"
 	@echo "              (ENGINE=stacks|devkprof|profil|heat|dosprof|mc, ENGINE= lists them; HZ=N,"
 	@echo "              TIMEOUT=S, ACCURACY=1, ARGS=..., OUT=build/profile, KPROFFLAGS='--lines')"
 	@echo "make flamegraph CMD='stackwork tree 40': call stacks of one command line: folded,"

@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -89,16 +90,61 @@ def commands(line):
     return [shlex.split(c) for c in pieces(line) if c.strip()]
 
 
+def brought_programs():
+    """The programs a user put in /bin with make profile PROG='...': their
+    host paths, from the environment make sets (KPROF_PROGS)."""
+    return os.environ.get("KPROF_PROGS", "").split()
+
+
 def program_elf(name):
-    """The host's ELF of the guest program NAME (or /bin/NAME)."""
-    return os.path.join(TOP, "build", "user", "bin", os.path.basename(name))
+    """The host's ELF of the guest program NAME (or /bin/NAME): one that
+    PROG brought, or the build's."""
+    base = os.path.basename(name)
+    for p in brought_programs():
+        if os.path.basename(p) == base:
+            return p
+    return os.path.join(TOP, "build", "user", "bin", base)
 
 
 def user_elfs():
     """--elf for every program: each module of a dump finds its own by build-id"""
     d = os.path.join(TOP, "build", "user", "bin")
     return [a for f in sorted(os.listdir(d)) if not f.endswith(".strip")
-            for a in ("--elf", os.path.join(d, f))]
+            for a in ("--elf", os.path.join(d, f))] + \
+        [a for p in brought_programs() for a in ("--elf", p)]
+
+
+def linux_program(path):
+    """Whether the ELF at path is a Linux (glibc) program, by the rule the
+    kernel uses (kernel/elf.c): a GNU ABI note for Linux, or the GNU/Linux
+    OS/ABI byte."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 16)
+    except OSError:
+        return False
+    if data[:4] != b"\x7fELF" or len(data) < 52:
+        return False
+    if data[7] == 3:
+        return True
+    phoff, = struct.unpack_from("<I", data, 28)
+    phentsize, phnum = struct.unpack_from("<HH", data, 42)
+    for i in range(phnum):
+        off = phoff + i * phentsize
+        if off + 32 > len(data):
+            break
+        ptype, poff, _, _, psz = struct.unpack_from("<IIIII", data, off)
+        if ptype != 4:          # PT_NOTE
+            continue
+        note = data[poff:poff + psz]
+        while len(note) >= 12:
+            nsz, dsz, ntype = struct.unpack_from("<III", note)
+            name = note[12:12 + nsz]
+            desc = note[12 + (nsz + 3) // 4 * 4:][:dsz]
+            if name == b"GNU\0" and ntype == 1 and len(desc) >= 4 and desc[:4] == b"\0\0\0\0":
+                return True
+            note = note[12 + (nsz + 3) // 4 * 4 + (dsz + 3) // 4 * 4:]
+    return False
 
 
 def exported(out, pattern):
@@ -110,6 +156,11 @@ class UsageError(Exception):
     """The command line does not suit the engine: the message says why."""
 
 
+class Unsupported(UsageError):
+    """The engine cannot profile the program (yet): the message says why;
+    make profile exits 1."""
+
+
 def one_program(engine, line):
     """The words of a line that is one command, for engines that trace one
     program; UsageError otherwise."""
@@ -118,7 +169,8 @@ def one_program(engine, line):
         raise UsageError("ENGINE=%s profiles one program and what it runs: CMD='PROG ARG...', "
                          "not a list" % engine)
     if not os.path.exists(program_elf(cmds[0][0])):
-        raise UsageError("no program %s in build/user/bin/" % cmds[0][0])
+        raise UsageError("no program %s in build/user/bin/ (your own: PROG=path/to/%s)"
+                         % (cmds[0][0], cmds[0][0]))
     return cmds[0]
 
 
@@ -174,6 +226,13 @@ class Profil(Engine):
 
     def script(self, line):
         pg = [c[0] for c in commands(line) if os.path.exists(program_elf(c[0] + ".pg"))]
+        linux = [c[0] for c in commands(line) if linux_program(program_elf(c[0]))]
+        if not pg and linux:
+            raise Unsupported("%s is a Linux (glibc) program: glibc's gprof support (gcc -pg) "
+                              "samples with setitimer(ITIMER_PROF) and a SIGPROF handler, which "
+                              "this kernel does not have yet, not with profil(2); its flat "
+                              "profile comes from ENGINE=devkprof, ENGINE=mc or ENGINE=dosprof, "
+                              "its call stacks from ENGINE=stacks" % linux[0])
         if not pg:
             raise UsageError("no program of the line has a -pg build (NAME.pg, built for the "
                              "programs in USER_PG of user/user.mk: %s); add yours there"

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 import vm    # noqa: E402
 
-from engines import (DEFAULT, ENGINES, KPROF, TOP, UsageError,  # noqa: E402
+from engines import (DEFAULT, ENGINES, KPROF, TOP, Unsupported, UsageError,  # noqa: E402
                      engine_list, exported, one_program, program_elf, rel, user_elfs,
                      without_export_hints)
 
@@ -123,7 +123,7 @@ def main():
                                             shlex.split(args.qemu_flags), args.timeout)
     except UsageError as e:
         print("profile: %s" % e, file=sys.stderr)
-        return 2
+        return 1 if isinstance(e, Unsupported) else 2
     except (qemu.VMError, OSError) as e:
         print("profile: %s" % e, file=sys.stderr)
         kept = [rel(f) for f in glob.glob(os.path.join(out, "**"), recursive=True)
