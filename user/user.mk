@@ -101,3 +101,15 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 # crt0.o is reached only through pattern rules; keep make from deleting it
 # as an intermediate file (which would relink every program next time).
 .SECONDARY: $(USER_CRT0) $(USER_GCRT0)
+
+# Linux programs: glibc's, built by the ordinary cross compiler, unmodified
+# but for the link address, which is where user space is (memlayout.h).
+# They run through the Linux system-call interface (kernel/linux.c).
+LINUX_PROGS := hello
+LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
+USER_BINS += $(LINUX_BINS)
+LINUX_CFLAGS := -static -O2 -g -Wl,-Ttext-segment=$(USER_BASE_ADDR)
+
+$(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LINUX_CFLAGS) -o $@ $< -lm

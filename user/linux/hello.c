@@ -1,0 +1,98 @@
+/* A glibc program, built by the ordinary cross compiler (static), that
+ * runs on this kernel through the Linux system-call interface
+ * (kernel/linux.c). It prints the same on Linux as here, so the test
+ * (tests/qemu/test_linux.py) compares the two.
+ *
+ *   hello            printf, malloc, a file in /tmp, floating point; exit 3
+ *   hello abort      abort(): killed by SIGABRT, wait status 134
+ *   hello enosys     a call the kernel lacks: ENOSYS, asked twice
+ *   hello args A B   argv, environment and auxv
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static __thread int tls_counter = 41;
+
+static int files(void)
+{
+	const char *path = "/tmp/hello.txt";
+	char buf[64];
+	FILE *f = fopen(path, "w");
+	struct stat st;
+	int fd, n;
+
+	if (!f) {
+		perror("fopen");
+		return 1;
+	}
+	fprintf(f, "line %d\n", 42);
+	fclose(f);
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		perror("stat");
+		return 1;
+	}
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		perror("open");
+		return 1;
+	}
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("file: %ld bytes: %s", (long)st.st_size, buf);
+	unlink(path);
+	printf("unlinked: %s\n", access(path, F_OK) < 0 && errno == ENOENT ? "yes" : "no");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	volatile double x = 2.0;
+	char *big, *small;
+
+	if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+		printf("aborting\n");
+		fflush(stdout);
+		abort();
+	}
+	if (argc > 1 && strcmp(argv[1], "enosys") == 0) {
+		/* fork is not there: the raw call, as glibc's fork uses clone */
+		long r = syscall(SYS_fork);
+		int e = errno;
+		long r2 = syscall(SYS_fork);
+		printf("fork: %ld %s, again %ld\n", r, strerror(e), r2);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "args") == 0) {
+		for (int i = 0; i < argc; i++)
+			printf("argv[%d] = %s\n", i, argv[i]);
+		printf("PATH=%s\n", getenv("PATH") ? getenv("PATH") : "(none)");
+		printf("pagesz %lu, entry %s, random %s\n", getauxval(AT_PAGESZ),
+		       getauxval(AT_ENTRY) ? "set" : "unset", getauxval(AT_RANDOM) ? "set" : "unset");
+		return 0;
+	}
+	printf("hello from glibc, argc %d\n", argc);
+	tls_counter++;
+	printf("tls %d\n", tls_counter);
+	printf("sqrt(2) = %.6f\n", sqrt(x));
+	small = malloc(100);
+	big = malloc(1 << 20);         /* past the mmap threshold */
+	if (!small || !big)
+		return 1;
+	memset(big, 'x', 1 << 20);
+	strcpy(small, "malloc ok");
+	printf("%s, big[%d] = %c\n", small, (1 << 20) - 1, big[(1 << 20) - 1]);
+	free(big);
+	free(small);
+	if (files())
+		return 1;
+	return 3;
+}
