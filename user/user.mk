@@ -113,3 +113,17 @@ LINUX_CFLAGS := -static -O2 -g -Wl,-Ttext-segment=$(USER_BASE_ADDR)
 $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LINUX_CFLAGS) -o $@ $< -lm
+
+# The same program as a static PIE (loaded at ELF_DYN_BASE, elf.h), and
+# ones spawn refuses: dynamically linked (PT_INTERP), cut short, for
+# another machine (e_machine 62, x86-64).
+LINUX_VARIANTS := hello.pie hello.dyn hello.cut hello.amd64
+USER_BINS += $(LINUX_VARIANTS:%=$(BUILD)/user/bin/%)
+$(BUILD)/user/bin/hello.pie: user/linux/hello.c
+	$(CC) -static-pie -O2 -g -o $@ $< -lm
+$(BUILD)/user/bin/hello.dyn: user/linux/hello.c
+	$(CC) -O2 -g -o $@ $< -lm
+$(BUILD)/user/bin/hello.cut: $(BUILD)/user/bin/hello
+	head -c 8192 $< > $@
+$(BUILD)/user/bin/hello.amd64: $(BUILD)/user/bin/hello
+	cp $< $@.tmp && printf '\076' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none && mv $@.tmp $@

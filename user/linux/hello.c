@@ -7,6 +7,9 @@
  *   hello abort      abort(): killed by SIGABRT, wait status 134
  *   hello enosys     a call the kernel lacks: ENOSYS, asked twice
  *   hello args A B   argv, environment and auxv
+ *   hello stack      2 MiB of stack, past what spawn maps (it grows)
+ *   hello dir        the names in /bin that start with "hello"
+ *   hello tty        whether stdout is a terminal
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -53,6 +57,35 @@ static int files(void)
 	return 0;
 }
 
+/* a frame of 64 KiB a call, used, so the compiler keeps it */
+static int deep(int n)
+{
+	volatile char frame[64 << 10];
+
+	frame[0] = (char)n;
+	frame[sizeof frame - 1] = (char)n;
+	return n == 0 ? frame[0] : deep(n - 1) + frame[sizeof frame - 1] - n + 1;
+}
+
+static void dir(void)
+{
+	DIR *d = opendir("/bin");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		perror("opendir");
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "hello", 5) == 0 && e->d_type == DT_REG)
+			printf("dir: %s\n", e->d_name);
+		else
+			n++;
+	closedir(d);
+	printf("dir: %s others\n", n > 5 ? "and" : "no");
+}
+
 int main(int argc, char **argv)
 {
 	volatile double x = 2.0;
@@ -77,6 +110,18 @@ int main(int argc, char **argv)
 		printf("PATH=%s\n", getenv("PATH") ? getenv("PATH") : "(none)");
 		printf("pagesz %lu, entry %s, random %s\n", getauxval(AT_PAGESZ),
 		       getauxval(AT_ENTRY) ? "set" : "unset", getauxval(AT_RANDOM) ? "set" : "unset");
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "stack") == 0) {
+		printf("stack: %d\n", deep(32));
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "dir") == 0) {
+		dir();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "tty") == 0) {
+		printf("tty: %s\n", isatty(1) ? "yes" : "no");
 		return 0;
 	}
 	printf("hello from glibc, argc %d\n", argc);
