@@ -10,6 +10,7 @@
  *   hello stack      2 MiB of stack, past what spawn maps (it grows)
  *   hello dir        the names in /bin that start with "hello"
  *   hello tty        whether stdout is a terminal
+ *   hello random     getrandom's bytes, AT_RANDOM's, and the time
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +21,8 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/auxv.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,6 +121,21 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "dir") == 0) {
 		dir();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "random") == 0) {
+		unsigned char b[8], *at = (unsigned char *)getauxval(AT_RANDOM);
+		struct timespec ts;
+		if (getrandom(b, sizeof b, 0) != sizeof b)
+			return 1;
+		printf("getrandom:");
+		for (size_t i = 0; i < sizeof b; i++)
+			printf(" %02x", b[i]);
+		printf("\nAT_RANDOM:");
+		for (int i = 0; i < 16; i++)
+			printf(" %02x", at[i]);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		printf("\ntime: %lld\n", (long long)ts.tv_sec);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "tty") == 0) {
