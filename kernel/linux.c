@@ -479,6 +479,18 @@ static int lx_unlinkat(int dirfd, uint32_t upath, uint32_t flags)
 	return vfs_unlink(abs);
 }
 
+static int lx_renameat(int olddir, uint32_t uold, int newdir, uint32_t unew, uint32_t flags)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	int r;
+
+	if (flags)
+		return -EINVAL;         /* no RENAME_NOREPLACE, RENAME_EXCHANGE */
+	if ((r = atpath(olddir, uold, from)) < 0 || (r = atpath(newdir, unew, to)) < 0)
+		return r;
+	return vfs_rename(from, to);
+}
+
 static int lx_getcwd(uint32_t ubuf, uint32_t n)
 {
 	int r = sys_getcwd(ubuf, n);
@@ -690,7 +702,8 @@ static int lx_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags, u
 	/* a private file mapping: a copy of the file as it is now */
 	if (f) {
 		uint32_t size = f->vn->ops->size(f->vn, f);
-		for (uint32_t done = 0; done < len && off + done < size; done += PGSIZE) {
+		for (uint32_t done = 0; done < len && off < size && done < size - off;
+		     done += PGSIZE) {
 			uint32_t chunk = MIN(PGSIZE, MIN(len - done, size - off - done));
 			r = f->vn->ops->read(f->vn, f, arch_user_kptr(p->pgdir, va + done), chunk,
 					     off + done);
@@ -1132,6 +1145,9 @@ static int lx_exit(int status)
 	X(__NR_mkdirat,            lx_mkdirat((int)a[0], a[1])) \
 	X(__NR_unlink,             lx_unlinkat(AT_FDCWD, a[0], 0)) \
 	X(__NR_unlinkat,           lx_unlinkat((int)a[0], a[1], a[2])) \
+	X(__NR_rename,             lx_renameat(AT_FDCWD, a[0], AT_FDCWD, a[1], 0)) \
+	X(__NR_renameat,           lx_renameat((int)a[0], a[1], (int)a[2], a[3], 0)) \
+	X(__NR_renameat2,          lx_renameat((int)a[0], a[1], (int)a[2], a[3], a[4])) \
 	X(__NR_rmdir,              lx_unlinkat(AT_FDCWD, a[0], AT_REMOVEDIR)) \
 	X(__NR_dup,                lx_fcntl(a[0], F_DUPFD, 0)) \
 	X(__NR_dup2,               lx_dup2(a[0], a[1])) \
@@ -1144,7 +1160,8 @@ static int lx_exit(int status)
 	X(__NR_umask,              022) \
 	X(__NR_brk,                lx_brk(a[0])) \
 	X(__NR_mmap,               lx_old_mmap(a[0])) \
-	X(__NR_mmap2,              lx_mmap(a[0], a[1], a[2], a[3], a[4], a[5] * PGSIZE)) \
+	X(__NR_mmap2,              a[5] >= 1u << 20 ? -EINVAL : \
+				   lx_mmap(a[0], a[1], a[2], a[3], a[4], a[5] * PGSIZE)) \
 	X(__NR_munmap,             lx_munmap(a[0], a[1])) \
 	X(__NR_mremap,             lx_mremap(a[0], a[1], a[2], a[3])) \
 	X(__NR_mprotect,           a[0] % PGSIZE ? -EINVAL : 0) \

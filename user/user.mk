@@ -105,7 +105,7 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 # Linux programs: glibc's, built by the ordinary cross compiler, unmodified
 # but for the link address, which is where user space is (memlayout.h).
 # They run through the Linux system-call interface (kernel/linux.c).
-LINUX_PROGS := hello
+LINUX_PROGS := hello lfuzz
 LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
 USER_BINS += $(LINUX_BINS)
 LINUX_CFLAGS := -static -O2 -g -Wl,-Ttext-segment=$(USER_BASE_ADDR)
@@ -116,14 +116,19 @@ $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 
 # The same program as a static PIE (loaded at ELF_DYN_BASE, elf.h), and
 # ones spawn refuses: dynamically linked (PT_INTERP), cut short, for
-# another machine (e_machine 62, x86-64).
-LINUX_VARIANTS := hello.pie hello.dyn hello.cut hello.amd64
-USER_BINS += $(LINUX_VARIANTS:%=$(BUILD)/user/bin/%)
-$(BUILD)/user/bin/hello.pie: user/linux/hello.c
+# another machine (e_machine 62, x86-64). They are built outside
+# build/user/bin, where the host tool reads every program as i386 ELF.
+LINUX_VARIANTS := $(patsubst %,$(BUILD)/user/linux/%,hello.pie hello.dyn hello.cut hello.amd64)
+USER_BINS += $(LINUX_VARIANTS)
+$(BUILD)/user/linux/hello.pie: user/linux/hello.c
+	@mkdir -p $(@D)
 	$(CC) -static-pie -O2 -g -o $@ $< -lm
-$(BUILD)/user/bin/hello.dyn: user/linux/hello.c
+$(BUILD)/user/linux/hello.dyn: user/linux/hello.c
+	@mkdir -p $(@D)
 	$(CC) -O2 -g -o $@ $< -lm
-$(BUILD)/user/bin/hello.cut: $(BUILD)/user/bin/hello
+$(BUILD)/user/linux/hello.cut: $(BUILD)/user/bin/hello
+	@mkdir -p $(@D)
 	head -c 8192 $< > $@
-$(BUILD)/user/bin/hello.amd64: $(BUILD)/user/bin/hello
+$(BUILD)/user/linux/hello.amd64: $(BUILD)/user/bin/hello
+	@mkdir -p $(@D)
 	cp $< $@.tmp && printf '\076' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none && mv $@.tmp $@

@@ -17,6 +17,7 @@
 #define EFAULT       14
 #define EBUSY        16
 #define EEXIST       17
+#define EXDEV        18
 #define ENODEV       19
 #define ENOTDIR      20
 #define EISDIR       21

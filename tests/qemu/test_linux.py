@@ -116,3 +116,14 @@ def linux_repeat(m):
         m2.halt()
     assert [random_lines(o) for o in first] == [random_lines(o) for o in second], \
         "the same boot line drew %r, then %r" % (first, second)
+
+
+@test("linux_fuzz", timeout=300, icount=True)
+def linux_fuzz(m):
+    """random Linux calls with edge-value arguments (user/linux/lfuzz.c):
+    the kernel answers every one, and the program reaches its end"""
+    m.wait_prompt()
+    out = m.run("lfuzz 20000 7", timeout=240)
+    m.check(out, [r"^lfuzz: 20000 calls, \d+ errors, \d+ ok$"])
+    assert m.run("echo alive") == "alive\n"
+    m.halt()

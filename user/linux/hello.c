@@ -43,6 +43,11 @@ static int files(void)
 	}
 	fprintf(f, "line %d\n", 42);
 	fclose(f);
+	if (rename("/tmp/hello.tmp", path) == 0 || errno != ENOENT ||
+	    rename(path, "/tmp/hello.tmp") < 0 || rename("/tmp/hello.tmp", path) < 0) {
+		perror("rename");
+		return 1;
+	}
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
 		perror("stat");
 		return 1;
@@ -111,8 +116,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < argc; i++)
 			printf("argv[%d] = %s\n", i, argv[i]);
 		printf("PATH=%s\n", getenv("PATH") ? getenv("PATH") : "(none)");
-		printf("pagesz %lu, entry %s, random %s\n", getauxval(AT_PAGESZ),
-		       getauxval(AT_ENTRY) ? "set" : "unset", getauxval(AT_RANDOM) ? "set" : "unset");
+		printf("pagesz %lu, entry %s, random %s, sse2 %s\n", getauxval(AT_PAGESZ),
+		       getauxval(AT_ENTRY) ? "set" : "unset", getauxval(AT_RANDOM) ? "set" : "unset",
+		       getauxval(AT_HWCAP) & (1 << 26) ? "yes" : "no");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "stack") == 0) {
