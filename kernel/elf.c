@@ -7,6 +7,7 @@
 #include "arch.h"
 #include "file.h"
 #include "lib.h"
+#include "linux.h"
 
 int elf_read(const struct elf_image *im, void *buf, uint32_t n, uint32_t off)
 {
@@ -114,6 +115,10 @@ int elf_open(struct vnode *v, const char *path, struct elf_image *im)
 	}
 	if (n == 0 || !entry_ok)
 		return -ENOEXEC;
+	/* a Linux program's stack is bigger (linux.h): no segment there */
+	for (int i = 0; i < n && im->abi == ABI_LINUX; i++)
+		if (im->ph[i].vaddr + im->ph[i].memsz > USER_TOP - LINUX_STACK_MAX)
+			return -ENOEXEC;
 	im->nph = n;
 	return 0;
 }

@@ -385,6 +385,7 @@ static int lx_getdents64(uint32_t fd, uint32_t ubuf, uint32_t n)
 	struct dirent de;
 	uint8_t *k;
 	uint32_t got = 0;
+	int r;
 
 	if (!f)
 		return -EBADF;
@@ -413,14 +414,12 @@ static int lx_getdents64(uint32_t fd, uint32_t ubuf, uint32_t n)
 		got += reclen;
 		f->off++;
 	}
-	if (got == 0 && f->vn->ops->readdir(f->vn, f->off, &de)) {
-		kfree(k);
-		return -EINVAL;         /* not even one record fits */
-	}
-	if (copyout(ubuf, k, got) < 0)
-		got = (uint32_t)-EFAULT;
+	if (got == 0 && f->vn->ops->readdir(f->vn, f->off, &de))
+		r = -EINVAL;            /* not even one record fits */
+	else
+		r = copyout(ubuf, k, got) < 0 ? -EFAULT : (int)got;
 	kfree(k);
-	return (int)got;
+	return r;
 }
 
 static int lx_faccessat(int dirfd, uint32_t upath, uint32_t mode)

@@ -187,12 +187,6 @@ int proc_spawn(const char *path, int argc, char *const argv[], struct file *cons
 		return -ENOMEM;
 	}
 	for (int i = 0; i < im.nph; i++) {
-		/* nor into a Linux program's bigger stack */
-		if (im.abi == ABI_LINUX &&
-		    im.ph[i].vaddr + im.ph[i].memsz > USER_TOP - LINUX_STACK_MAX) {
-			r = -ENOEXEC;
-			goto bad;
-		}
 		if ((r = load(&im, pgdir, &im.ph[i])) < 0)
 			goto bad;
 		end = MAX(end, im.ph[i].vaddr + im.ph[i].memsz);
