@@ -57,9 +57,14 @@ static int files(void)
 		return 1;
 	}
 	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	printf("file: %ld bytes: %s", (long)st.st_size, buf);
+	/* glibc's lseek is _llseek here */
+	if (lseek(fd, 5, SEEK_SET) != 5 || read(fd, buf, 2) != 2 || memcmp(buf, "42", 2) != 0) {
+		perror("lseek");
+		return 1;
+	}
+	close(fd);
 	unlink(path);
 	printf("unlinked: %s\n", access(path, F_OK) < 0 && errno == ENOENT ? "yes" : "no");
 	return 0;
@@ -159,6 +164,11 @@ int main(int argc, char **argv)
 	memset(big, 'x', 1 << 20);
 	strcpy(small, "malloc ok");
 	printf("%s, big[%d] = %c\n", small, (1 << 20) - 1, big[(1 << 20) - 1]);
+	/* a mapped chunk grows by mremap */
+	if (!(big = realloc(big, 4 << 20)))
+		return 1;
+	big[(4 << 20) - 1] = 'y';
+	printf("realloc: big[0] = %c, big[%d] = %c\n", big[0], (1 << 20) - 1, big[(1 << 20) - 1]);
 	free(big);
 	free(small);
 	if (files())
