@@ -1212,6 +1212,7 @@ int linux_syscall(uint32_t num, const uint32_t *a)
 {
 	struct proc *p = curproc();
 	const char *name;
+	uint32_t slot;
 
 	switch (num) {
 #define CASE(n, call) case n: return call;
@@ -1220,12 +1221,12 @@ int linux_syscall(uint32_t num, const uint32_t *a)
 	}
 	if (quiet_probe(num))
 		return -ENOSYS;
-	/* one line per process and call */
-	if (num < LINUX_NSYSCALL) {
-		if (p->lx.enosys[num / 32] & (1u << num % 32))
-			return -ENOSYS;
-		p->lx.enosys[num / 32] |= 1u << num % 32;
-	}
+	/* one line per process and call; the numbers past the table, which
+	 * no Linux has, share its last bit (no call has that number either) */
+	slot = MIN(num, LINUX_NSYSCALL - 1);
+	if (p->lx.enosys[slot / 32] & (1u << slot % 32))
+		return -ENOSYS;
+	p->lx.enosys[slot / 32] |= 1u << slot % 32;
 	name = linux_syscall_name(num);
 	kprintf("linux: %s (pid %d): %s (%u) not implemented\n", p->name, p->pid,
 		name ? name : "unknown call", num);
