@@ -76,6 +76,24 @@ uint32_t arch_user_page(uint32_t *pgdir, uint32_t va);
  * KERNBASE); good up to the page's end. */
 void *arch_user_kptr(uint32_t *pgdir, uint32_t va);
 
+/* The x87/SSE unit (fpu.c): turned on at boot by arch_init; a process's
+ * state is reset at spawn, saved when it is switched out and restored
+ * when it is switched in. */
+void arch_fpu_init(void);
+void arch_fpu_reset(struct arch_fpu *f);
+void arch_fpu_save(struct arch_fpu *f);
+void arch_fpu_restore(const struct arch_fpu *f);
+uint32_t arch_hwcap(void);             /* cpuid 1's edx: Linux's AT_HWCAP */
+
+/* Thread-local storage segments (gdt.c): the running process's are put
+ * in the GDT when it is switched in (NULL: none); arch_tls_set sets one
+ * from Linux's struct user_desc (asm/ldt.h), as set_thread_area does: an
+ * entry_number of -1 picks the first free one and writes it back. 0, or
+ * -EINVAL, -ESRCH (none free). The caller loads the set again. */
+struct user_desc;
+void arch_tls_load(const struct arch_tls *t);
+int arch_tls_set(struct arch_tls *t, struct user_desc *u);
+
 /* the kernel stack used on a trap from user mode */
 void arch_set_kernel_stack(uint32_t top);
 /* builds the first frame of a new process on its kernel stack */

@@ -7,6 +7,7 @@
 #include "arch.h"
 #include "file.h"
 #include "lib.h"
+#include "linux.h"
 
 int elf_read(const struct elf_image *im, void *buf, uint32_t n, uint32_t off)
 {
@@ -22,36 +23,102 @@ static bool inuser(uint32_t va, uint32_t n)
 	return va >= USER_BASE && va <= top && n <= top - va;
 }
 
+/* The ABI rule: a program is a Linux one if its header says GNU/Linux
+ * (e_ident[EI_OSABI] == ELFOSABI_GNU) or it carries the GNU ABI tag note
+ * (a PT_NOTE with owner "GNU", type NT_GNU_ABI_TAG, OS word 0: Linux),
+ * as every glibc program does; anything else is the project's own. The
+ * project's linker script (user/user.ld) makes neither. */
+static bool gnu_abi_tag(const struct elf_image *im, const struct proghdr *p)
+{
+	for (uint32_t off = 0; off + 12 <= p->filesz;) {
+		uint32_t hdr[3], nsz, dsz, os;
+		char name[4];
+		if (elf_read(im, hdr, sizeof hdr, p->offset + off) < 0)
+			return false;
+		nsz = ROUNDUP(hdr[0], 4);
+		dsz = ROUNDUP(hdr[1], 4);
+		if (nsz < hdr[0] || dsz < hdr[1] || nsz > p->filesz - off - 12 ||
+		    dsz > p->filesz - off - 12 - nsz)
+			return false;
+		if (hdr[2] == NT_GNU_ABI_TAG && hdr[0] == 4 && hdr[1] >= 4 &&
+		    elf_read(im, name, 4, p->offset + off + 12) == 0 &&
+		    memcmp(name, "GNU", 4) == 0 &&
+		    elf_read(im, &os, 4, p->offset + off + 12 + nsz) == 0)
+			return os == GNU_ABI_TAG_LINUX;
+		off += 12 + nsz + dsz;
+	}
+	return false;
+}
+
 int elf_open(struct vnode *v, const char *path, struct elf_image *im)
 {
 	struct elfhdr *eh = &im->eh;
+	struct proghdr p;
 	int n = 0;
+	bool entry_ok = false;
 
 	im->v = v;
 	im->path = path;
 	im->size = v->ops->size(v, NULL);
 	im->nph = 0;
+	im->phdr = 0;
+	im->abi = ABI_KPROF;
 	if (elf_read(im, eh, sizeof *eh, 0) < 0)
 		return -ENOEXEC;
 	if (memcmp(eh->ident, "\177ELF", 4) != 0 || eh->ident[4] != 1 /* 32-bit */ ||
-	    eh->ident[5] != 1 /* little-endian */ || eh->type != 2 /* EXEC */ ||
+	    eh->ident[5] != 1 /* little-endian */ ||
+	    (eh->type != ET_EXEC && eh->type != ET_DYN) ||
 	    eh->machine != ARCH_ELF_MACHINE || eh->phentsize != sizeof(struct proghdr) ||
 	    eh->phnum == 0 || eh->phnum > MAXPHDR || eh->phoff > im->size ||
 	    eh->phnum * sizeof(struct proghdr) > im->size - eh->phoff)
 		return -ENOEXEC;
+	/* a static PIE goes at a fixed base: one address space, no need to
+	 * move it, and the same addresses every run */
+	im->base = eh->type == ET_DYN ? ELF_DYN_BASE : 0;
+	if (eh->ident[EI_OSABI] == ELFOSABI_GNU)
+		im->abi = ABI_LINUX;
 	for (int i = 0; i < eh->phnum; i++) {
-		struct proghdr *p = &im->ph[n];
-		if (elf_read(im, p, sizeof *p, eh->phoff + i * sizeof *p) < 0)
+		if (elf_read(im, &p, sizeof p, eh->phoff + i * sizeof p) < 0)
 			return -ENOEXEC;
-		if (p->type != PT_LOAD)
+		if (p.type == PT_INTERP) {
+			/* no dynamic linker here: say so, or "Exec format
+			 * error" is all the user learns */
+			kprintf("exec: %s: a dynamically linked program (PT_INTERP); "
+				"only static programs run here\n", path);
+			return -ENOEXEC;
+		}
+		if (p.type == PT_NOTE && p.offset <= im->size && p.filesz <= im->size - p.offset &&
+		    gnu_abi_tag(im, &p))
+			im->abi = ABI_LINUX;
+		if (p.type != PT_LOAD)
 			continue;
-		if (p->filesz > p->memsz || !inuser(p->vaddr, p->memsz) ||
-		    p->offset > im->size || p->filesz > im->size - p->offset)
+		if (p.vaddr > UINT32_MAX - im->base)
 			return -ENOEXEC;
-		n++;
+		p.vaddr += im->base;
+		if (p.filesz > p.memsz || !inuser(p.vaddr, p.memsz) ||
+		    p.offset > im->size || p.filesz > im->size - p.offset)
+			return -ENOEXEC;
+		/* no two segments may share a byte: the second's load would
+		 * overwrite the first's */
+		for (int j = 0; j < n; j++)
+			if (p.vaddr < im->ph[j].vaddr + im->ph[j].memsz &&
+			    im->ph[j].vaddr < p.vaddr + p.memsz)
+				return -ENOEXEC;
+		if ((p.flags & PF_X) && eh->entry + im->base >= p.vaddr &&
+		    eh->entry + im->base - p.vaddr < p.memsz)
+			entry_ok = true;
+		/* the program headers, if this segment loads them (AT_PHDR) */
+		if (eh->phoff >= p.offset && eh->phoff - p.offset <= p.filesz &&
+		    eh->phnum * sizeof p <= p.filesz - (eh->phoff - p.offset))
+			im->phdr = p.vaddr + (eh->phoff - p.offset);
+		im->ph[n++] = p;
 	}
-	if (n == 0 || !inuser(eh->entry, 1))
+	if (n == 0 || !entry_ok)
 		return -ENOEXEC;
+	/* a Linux program's stack is bigger (linux.h): no segment there */
+	for (int i = 0; i < n && im->abi == ABI_LINUX; i++)
+		if (im->ph[i].vaddr + im->ph[i].memsz > USER_TOP - LINUX_STACK_MAX)
+			return -ENOEXEC;
 	im->nph = n;
 	return 0;
 }

@@ -7,9 +7,23 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "abi/memlayout.h"
 
 #define EI_NIDENT 16
+#define EI_OSABI  7
+#define ELFOSABI_GNU 3          /* e_ident[EI_OSABI] of a GNU/Linux program */
+#define ET_EXEC   2
+#define ET_DYN    3             /* position-independent: loaded at ELF_DYN_BASE */
 #define PT_LOAD   1
+#define PT_INTERP 3
+#define PT_NOTE   4
+#define PT_PHDR   6
+#define PF_X      1
+#define NT_GNU_ABI_TAG 1        /* owner "GNU": the OS word, then the version */
+#define GNU_ABI_TAG_LINUX 0
+/* Where a static PIE's (ET_DYN's) address 0 goes: the bottom of user
+ * space, where the project's programs are linked too. */
+#define ELF_DYN_BASE USER_BASE
 #define MAXPHDR   16
 #define SHT_SYMTAB 2
 #define SHT_NOTE   7
@@ -38,6 +52,12 @@ struct elfsym {
 struct vnode;
 struct proc;
 
+/* The system-call interface a program is written for (struct proc's abi). */
+enum abi {
+	ABI_KPROF,      /* the project's own (include/abi/syscall.h) */
+	ABI_LINUX,      /* Linux i386 (kernel/linux.c) */
+};
+
 /* An executable being spawned: its file, its header and its loadable
  * segments, checked. */
 struct elf_image {
@@ -45,11 +65,16 @@ struct elf_image {
 	uint32_t size;          /* of the file */
 	const char *path;
 	struct elfhdr eh;
-	struct proghdr ph[MAXPHDR];     /* the PT_LOAD ones */
+	struct proghdr ph[MAXPHDR];     /* the PT_LOAD ones, relocated by base */
 	int nph;
+	uint32_t base;          /* what was added to the vaddrs: 0, or ELF_DYN_BASE */
+	uint32_t phdr;          /* where the program headers are in memory; 0: nowhere */
+	enum abi abi;           /* see elf_open */
 };
 
-/* Reads and checks the header and program headers; 0 or -ENOEXEC. */
+/* Reads and checks the header and program headers; 0 or -ENOEXEC (and a
+ * console line for a refusal a user could not guess: a dynamic program).
+ * Sets the program's ABI (elf.c says how it is chosen). */
 int elf_open(struct vnode *v, const char *path, struct elf_image *im);
 
 /* n bytes at off of the file; 0, or -ENOEXEC if they are not all there */

@@ -6,6 +6,8 @@ KERNEL_C   := $(wildcard kernel/*.c kernel/arch/i386/*.c kernel/prof/*.c)
 KERNEL_ASM := $(wildcard boot/*.asm kernel/arch/i386/*.asm)
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/%.asm.o,$(KERNEL_ASM))
+# the Linux system calls' names, made from the compiler's asm/unistd_32.h
+KERNEL_OBJ += $(BUILD)/linux_names.o
 ARCH       := i386
 KCFLAGS    := $(XCFLAGS) -Ikernel -Ikernel/arch/$(ARCH) -mgeneral-regs-only
 
@@ -34,7 +36,10 @@ $(BUILD)/ksyms0.c: kernel/mkksyms.sh
 	sh kernel/mkksyms.sh $(NM) > $@
 $(BUILD)/ksyms.c: $(BUILD)/kernel.pass1.elf kernel/mkksyms.sh
 	sh kernel/mkksyms.sh $(NM) $< > $@
-$(BUILD)/ksyms0.o $(BUILD)/ksyms.o: $(BUILD)/%.o: $(BUILD)/%.c
+$(BUILD)/linux_names.c: kernel/mklinuxnames.sh
+	@mkdir -p $(@D)
+	sh kernel/mklinuxnames.sh $(CC) > $@.tmp && mv $@.tmp $@
+$(BUILD)/ksyms0.o $(BUILD)/ksyms.o $(BUILD)/linux_names.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/kernel.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o kernel/kernel.ld include/abi/memlayout.h

@@ -243,10 +243,15 @@ void scheduler(void)
 		clock_running(p);
 		arch_set_kernel_stack((uint32_t)(kstacks[p - procs] + KSTACK_SIZE));
 		arch_pgdir_switch(p->pgdir);
+		arch_tls_load(&p->tls);
+		arch_fpu_restore(&p->fpu);
 		clock_new_slice();
 		prof_kcall(PROF_KC_SWITCH, p->pid);
 		splpc = (uint32_t)swtch;
 		swtch(&sched_ctx, p->ctx);
+		/* the kernel uses no FPU register (-mgeneral-regs-only), so
+		 * they are still the process's here */
+		arch_fpu_save(&p->fpu);
 		current_proc = NULL;
 		clock_running(NULL);
 		arch_pgdir_switch(NULL);

@@ -8,6 +8,8 @@
 #include "abi/memlayout.h"
 #include "arch.h"
 #include "clock.h"
+#include "elf.h"
+#include "linux.h"
 #include "prof/prof.h"
 
 enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
@@ -34,6 +36,10 @@ struct proc {
 	char cwd[PATH_MAX];
 	struct prof_proc prof;  /* the profilers' state (kernel/prof/) */
 	struct symtab *syms;    /* its function symbols, while a profiler wants them */
+	enum abi abi;           /* its system calls: the project's or Linux's */
+	struct arch_tls tls;    /* its TLS segments (set_thread_area) */
+	struct linux_proc lx;   /* a Linux program's state (linux.c) */
+	struct arch_fpu fpu;    /* its x87/SSE registers while switched out */
 };
 
 extern struct proc procs[NPROC];

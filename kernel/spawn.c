@@ -4,6 +4,7 @@
 #include "abi/errno.h"
 #include "abi/memlayout.h"
 #include "abi/syscall.h"
+#include <linux/auxvec.h>       /* AT_*: Linux's auxiliary vector */
 #include "elf.h"
 #include "file.h"
 #include "kalloc.h"
@@ -72,6 +73,98 @@ static uint32_t pushargs(uint32_t *pgdir, int argc, char *const argv[])
 	return sp;
 }
 
+/* n bytes at user va of pgdir, mapped (the new stack) */
+static void put(uint32_t *pgdir, uint32_t va, const void *src, uint32_t n)
+{
+	const uint8_t *s = src;
+
+	while (n) {
+		uint32_t chunk = MIN(n, PGSIZE - va % PGSIZE);
+		memcpy(arch_user_kptr(pgdir, va), s, chunk);
+		va += chunk;
+		s += chunk;
+		n -= chunk;
+	}
+}
+
+static uint32_t putstr(uint32_t *pgdir, uint32_t *sp, const char *s)
+{
+	uint32_t len = strlen(s) + 1;
+
+	*sp -= len;
+	put(pgdir, *sp, s, len);
+	return *sp;
+}
+
+/* A Linux program's environment: fixed, so a run is the same each time. */
+static const char *const linux_env[] = { "PATH=/bin", "HOME=/", "TERM=dumb" };
+#define NAUXV 20
+
+/* The stack Linux's execve builds (fs/binfmt_elf.c), which glibc's start
+ * code reads: argc, argv[], NULL, envp[], NULL, the auxiliary vector
+ * (type, value pairs ending in AT_NULL), then the strings and AT_RANDOM's
+ * bytes above. sp is 16-byte aligned at argc, as the i386 ABI wants.
+ * Returns esp. */
+static uint32_t linux_pushargs(uint32_t *pgdir, const struct elf_image *im, const char *path,
+			       int argc, char *const argv[])
+{
+	enum { NENV = NELEM(linux_env) };
+	uint32_t sp = USER_TOP, uargv[SPAWN_MAXARGS], uenv[NENV], words, auxv[2 * NAUXV];
+	uint32_t execfn, platform, random, phdr = im->phdr;
+	uint8_t rnd[16];
+	int na = 0;
+
+	execfn = putstr(pgdir, &sp, path);
+	for (int i = argc - 1; i >= 0; i--)
+		uargv[i] = putstr(pgdir, &sp, argv[i]);
+	for (int i = NENV - 1; i >= 0; i--)
+		uenv[i] = putstr(pgdir, &sp, linux_env[i]);
+	platform = putstr(pgdir, &sp, "i686");
+	linux_random(rnd, sizeof rnd);
+	sp = ROUNDDOWN(sp - sizeof rnd, 16);
+	random = sp;
+	put(pgdir, random, rnd, sizeof rnd);
+	/* program headers in no loaded segment: a copy here */
+	if (!phdr) {
+		sp = ROUNDDOWN(sp - im->eh.phnum * sizeof(struct proghdr), 16);
+		for (int i = 0; i < im->eh.phnum; i++) {
+			struct proghdr ph;
+			elf_read(im, &ph, sizeof ph, im->eh.phoff + i * sizeof ph);   /* elf_open read them: no error */
+			put(pgdir, sp + i * sizeof ph, &ph, sizeof ph);
+		}
+		phdr = sp;
+	}
+#define AUX(t, v) (auxv[na++] = (t), auxv[na++] = (v))
+	AUX(AT_PHDR, phdr);
+	AUX(AT_PHENT, sizeof(struct proghdr));
+	AUX(AT_PHNUM, im->eh.phnum);
+	AUX(AT_PAGESZ, PGSIZE);
+	AUX(AT_BASE, 0);                /* no interpreter */
+	AUX(AT_FLAGS, 0);
+	AUX(AT_ENTRY, im->eh.entry + im->base);
+	AUX(AT_UID, 0);
+	AUX(AT_EUID, 0);
+	AUX(AT_GID, 0);
+	AUX(AT_EGID, 0);
+	AUX(AT_SECURE, 0);
+	AUX(AT_RANDOM, random);
+	AUX(AT_HWCAP, arch_hwcap());
+	AUX(AT_CLKTCK, 100);            /* what times() would count in */
+	AUX(AT_EXECFN, execfn);
+	AUX(AT_PLATFORM, platform);
+	AUX(AT_NULL, 0);
+#undef AUX
+	words = 1 + argc + 1 + NENV + 1 + na;
+	sp = ROUNDDOWN(sp - 4 * words, 16);
+	put(pgdir, sp, &argc, 4);
+	put(pgdir, sp + 4, uargv, 4 * argc);
+	put(pgdir, sp + 4 + 4 * argc, &(uint32_t){ 0 }, 4);
+	put(pgdir, sp + 8 + 4 * argc, uenv, 4 * NENV);
+	put(pgdir, sp + 8 + 4 * (argc + NENV), &(uint32_t){ 0 }, 4);
+	put(pgdir, sp + 12 + 4 * (argc + NENV), auxv, 4 * na);
+	return sp;
+}
+
 int proc_spawn(const char *path, int argc, char *const argv[], struct file *const files[3])
 {
 	struct elf_image im;
@@ -98,9 +191,15 @@ int proc_spawn(const char *path, int argc, char *const argv[], struct file *cons
 			goto bad;
 		end = MAX(end, im.ph[i].vaddr + im.ph[i].memsz);
 	}
-	if ((r = mapzero(pgdir, USER_TOP - USER_STACK_SIZE, USER_STACK_SIZE)) < 0)
-		goto bad;
-	sp = pushargs(pgdir, argc, argv);
+	if (im.abi == ABI_LINUX) {
+		if ((r = mapzero(pgdir, USER_TOP - LINUX_STACK_INIT, LINUX_STACK_INIT)) < 0)
+			goto bad;
+		sp = linux_pushargs(pgdir, &im, path, argc, argv);
+	} else {
+		if ((r = mapzero(pgdir, USER_TOP - USER_STACK_SIZE, USER_STACK_SIZE)) < 0)
+			goto bad;
+		sp = pushargs(pgdir, argc, argv);
+	}
 
 	p->pgdir = pgdir;
 	p->heap_start = p->brk = ROUNDUP(end, PGSIZE);
@@ -112,7 +211,10 @@ int proc_spawn(const char *path, int argc, char *const argv[], struct file *cons
 	strlcpy(p->cwd, parent ? parent->cwd : "/", sizeof p->cwd);
 	for (int i = 0; i < 3; i++)
 		p->ofile[i] = files[i] ? file_dup(files[i]) : NULL;
-	arch_user_entry_frame(p->tf, im.eh.entry, sp);
+	p->abi = im.abi;
+	strlcpy(p->lx.exe, path, sizeof p->lx.exe);
+	arch_fpu_reset(&p->fpu);
+	arch_user_entry_frame(p->tf, im.eh.entry + im.base, sp);
 	prof_spawn(p, &im);
 	p->state = P_READY;
 	return p->pid;

@@ -4,6 +4,7 @@
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "lib.h"
+#include "linux.h"
 #include "proc.h"
 #include "prof/prof.h"
 #include "syscall.h"
@@ -84,6 +85,12 @@ void syscall(struct trapframe *tf)
 	int r;
 
 	arch_syscall_args(tf, args);
+	/* A Linux program's numbers are Linux's (elf.c says which programs
+	 * those are); the profilers' hook knows the project's numbers only */
+	if (curproc()->abi == ABI_LINUX) {
+		arch_syscall_return(tf, linux_syscall(num, args));
+		return;
+	}
 	prof_syscall(curproc(), num, false);
 	r = dispatch(num, args);
 	prof_syscall(curproc(), num, true);

@@ -215,6 +215,41 @@ int tmpfs_unlink(const char *path)
 	return 0;
 }
 
+/* Moves a node to a new name, replacing what is there as Unix's rename
+ * does: a file by a file, an empty directory by a directory. */
+int tmpfs_rename(const char *from, const char *to)
+{
+	struct node *dir, *n, *dir2, *n2;
+	const char *last, *last2;
+	int r;
+
+	if ((r = walk(from, &dir, &n, &last)) < 0)
+		return r;
+	if (!n)
+		return -ENOENT;
+	if ((r = walk(to, &dir2, &n2, &last2)) < 0)
+		return r;
+	if (n == ROOT || n2 == ROOT)
+		return -EBUSY;
+	if (n2 == n)
+		return 0;
+	/* a directory may not go inside itself */
+	for (struct node *d = dir2; d != ROOT; d = d->parent)
+		if (d == n)
+			return -EINVAL;
+	if (n2) {
+		if (n2->vn.type == S_IFDIR && n->vn.type != S_IFDIR)
+			return -EISDIR;
+		if (n2->vn.type != S_IFDIR && n->vn.type == S_IFDIR)
+			return -ENOTDIR;
+		if ((r = tmpfs_unlink(to)) < 0)
+			return r;
+	}
+	n->parent = dir2;
+	strlcpy(n->name, last2, sizeof n->name);
+	return 0;
+}
+
 /* The absolute path ("/tmp/a/b") of a directory of this file system, for a
  * caller that holds only its vnode (profil's dirfd). -EROFS for a
  * directory elsewhere (nothing can be created there), -ENOENT for one

@@ -6,6 +6,7 @@
 #include "abi/memlayout.h"
 #include "arch.h"
 #include "lib.h"
+#include "linux.h"
 #include "proc.h"
 
 /* the current process's page table, or NULL (at boot, in the scheduler) */
@@ -26,13 +27,20 @@ static uint8_t *uaddr(uint32_t va)
 	return uaddr_in(curpgdir(), va);
 }
 
+/* A Linux program's stack is mapped as it is touched: by the program (a
+ * page fault, trap.c) or by a call that writes a buffer there. */
+static bool grow(uint32_t *pgdir, uint32_t va)
+{
+	return pgdir && pgdir == curpgdir() && linux_stack_grow(curproc(), va);
+}
+
 static bool uvalid_in(uint32_t *pgdir, uint32_t va, uint32_t n)
 {
 	/* both tests needed: va + n can wrap around */
 	if (va < USER_BASE || va > USER_TOP || n > USER_TOP - va)
 		return false;
 	for (uint32_t pg = ROUNDDOWN(va, PGSIZE); pg < va + n; pg += PGSIZE)
-		if (!uaddr_in(pgdir, pg))
+		if (!uaddr_in(pgdir, pg) && !grow(pgdir, pg))
 			return false;
 	return true;
 }
@@ -92,7 +100,8 @@ int copyinstr(char *dst, uint32_t va, uint32_t max)
 {
 	for (uint32_t i = 0; i < max; i++, va++) {
 		uint8_t *u;
-		if (va < USER_BASE || va >= USER_TOP || !(u = uaddr(va)))
+		if (va < USER_BASE || va >= USER_TOP ||
+		    (!(u = uaddr(va)) && !(grow(curpgdir(), va) && (u = uaddr(va)))))
 			return -EFAULT;
 		dst[i] = *u;
 		if (*u == 0)

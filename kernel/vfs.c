@@ -156,6 +156,20 @@ int vfs_unlink(const char *abs)
 	return lookup(abs, false, &v) == 0 ? -EROFS : -ENOENT;
 }
 
+/* Only /tmp can change; a name moves within it, not out of it (EXDEV) */
+int vfs_rename(const char *from, const char *to)
+{
+	const char *rf, *rt;
+	struct vnode *v;
+	int mf = mount_of(from, &rf), mt = mount_of(to, &rt);
+
+	if (mf == 2 && *rf && mt == 2 && *rt)
+		return tmpfs_rename(rf, rt);
+	if (lookup(from, false, &v) < 0)
+		return -ENOENT;
+	return mf == 2 && *rf ? -EXDEV : -EROFS;
+}
+
 int vfs_open(const char *abs, int flags, struct file **fp)
 {
 	struct vnode *v;

@@ -104,3 +104,34 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 # crt0.o is reached only through pattern rules; keep make from deleting it
 # as an intermediate file (which would relink every program next time).
 .SECONDARY: $(USER_CRT0) $(USER_GCRT0)
+
+# Linux programs: glibc's, built by the ordinary cross compiler, unmodified
+# but for the link address, which is where user space is (memlayout.h).
+# They run through the Linux system-call interface (kernel/linux.c).
+LINUX_PROGS := hello lfuzz
+LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
+USER_BINS += $(LINUX_BINS)
+LINUX_CFLAGS := -static -O2 -g -Wl,-Ttext-segment=$(USER_BASE_ADDR)
+
+$(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LINUX_CFLAGS) -o $@ $< -lm
+
+# The same program as a static PIE (loaded at ELF_DYN_BASE, elf.h), and
+# ones spawn refuses: dynamically linked (PT_INTERP), cut short, for
+# another machine (e_machine 62, x86-64). They are built outside
+# build/user/bin, where the host tool reads every program as i386 ELF.
+LINUX_VARIANTS := $(patsubst %,$(BUILD)/user/linux/%,hello.pie hello.dyn hello.cut hello.amd64)
+USER_BINS += $(LINUX_VARIANTS)
+$(BUILD)/user/linux/hello.pie: user/linux/hello.c
+	@mkdir -p $(@D)
+	$(CC) -static-pie -O2 -g -o $@ $< -lm
+$(BUILD)/user/linux/hello.dyn: user/linux/hello.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lm
+$(BUILD)/user/linux/hello.cut: $(BUILD)/user/bin/hello
+	@mkdir -p $(@D)
+	head -c 8192 $< > $@
+$(BUILD)/user/linux/hello.amd64: $(BUILD)/user/bin/hello
+	@mkdir -p $(@D)
+	cp $< $@.tmp && printf '\076' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none && mv $@.tmp $@

@@ -17,11 +17,14 @@
 #define EFAULT       14
 #define EBUSY        16
 #define EEXIST       17
+#define EXDEV        18
+#define ENODEV       19
 #define ENOTDIR      20
 #define EISDIR       21
 #define EINVAL       22
 #define ENFILE       23
 #define EMFILE       24
+#define ENOTTY       25
 #define ENOSPC       28
 #define ESPIPE       29
 #define EROFS        30
@@ -29,6 +32,7 @@
 #define ENAMETOOLONG 36
 #define ENOSYS       38
 #define ENOTEMPTY    39
+#define EOPNOTSUPP   95
 #define EALREADY    114
 
 #endif

@@ -1,7 +1,9 @@
 /* The GDT (flat kernel and user segments plus the TSS), and arch_init,
  * which sets up the processor at boot. The kernel loads its own GDT rather
  * than trusting the one GRUB left behind. */
+#include <asm/ldt.h>          /* Linux's struct user_desc (set_thread_area) */
 #include "arch.h"
+#include "abi/errno.h"
 #include "i386.h"
 #include "lib.h"
 #include "x86.h"
@@ -13,7 +15,8 @@ struct tss {
 	uint16_t trap, iomap;
 } __attribute__((packed));
 
-static uint64_t gdt[6];
+/* SEG_* (x86.h), then the running process's TLS entries (ARCH_TLS_MIN..) */
+static uint64_t gdt[ARCH_TLS_MIN + ARCH_NTLS];
 static struct tss tss;
 
 static uint64_t segdesc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
@@ -30,6 +33,52 @@ static uint64_t segdesc(uint32_t base, uint32_t limit, uint8_t access, uint8_t f
 void arch_set_kernel_stack(uint32_t top)
 {
 	tss.esp0 = top;
+}
+
+void arch_tls_load(const struct arch_tls *t)
+{
+	for (int i = 0; i < ARCH_NTLS; i++)
+		gdt[ARCH_TLS_MIN + i] = t ? t->desc[i] : 0;
+}
+
+/* Linux's rules (arch/x86/kernel/tls.c): an all-zero or "empty" entry
+ * clears the slot; otherwise only a present 32-bit data segment. The
+ * descriptor's privilege is always 3, and its base and limit reach no
+ * further than paging lets a user access: the kernel's pages stay
+ * supervisor-only. */
+int arch_tls_set(struct arch_tls *t, struct user_desc *u)
+{
+	int idx = (int)u->entry_number;
+	bool empty = (u->base_addr == 0 && u->limit == 0 && u->contents == 0 &&
+		      u->read_exec_only == 1 && u->seg_32bit == 0 && u->limit_in_pages == 0 &&
+		      u->seg_not_present == 1 && u->useable == 0) ||
+		     (u->base_addr == 0 && u->limit == 0 && u->contents == 0 &&
+		      u->read_exec_only == 0 && u->seg_32bit == 0 && u->limit_in_pages == 0 &&
+		      u->seg_not_present == 0 && u->useable == 0);
+	uint8_t access;
+
+	if (idx == -1) {
+		for (idx = 0; idx < ARCH_NTLS && t->desc[idx]; idx++)
+			;
+		if (idx == ARCH_NTLS)
+			return -ESRCH;
+		idx += ARCH_TLS_MIN;
+		u->entry_number = idx;
+	}
+	if (idx < ARCH_TLS_MIN || idx >= ARCH_TLS_MIN + ARCH_NTLS)
+		return -EINVAL;
+	if (empty) {
+		t->desc[idx - ARCH_TLS_MIN] = 0;
+	} else {
+		if (!u->seg_32bit || u->contents > 1 || u->seg_not_present)
+			return -EINVAL;
+		/* present, DPL 3, code/data, data type: writable unless
+		 * read_exec_only, expand-down if contents is 1 */
+		access = 0x80 | 0x60 | 0x10 | (u->contents << 2) | ((u->read_exec_only ^ 1) << 1);
+		t->desc[idx - ARCH_TLS_MIN] = segdesc(u->base_addr, u->limit, access,
+			(u->limit_in_pages << 3) | (1 << 2) | u->useable);
+	}
+	return 0;
 }
 
 void arch_init(void)
@@ -62,4 +111,5 @@ void arch_init(void)
 
 	idt_init();
 	pic_init();
+	arch_fpu_init();
 }

@@ -19,6 +19,20 @@
 /* The ELF machine this kernel runs programs of (EM_386) */
 #define ARCH_ELF_MACHINE 3
 
+/* A process's x87/SSE state, as fxsave stores it (fpu.c) */
+struct arch_fpu {
+	uint8_t fx[512];
+} __attribute__((aligned(16)));
+
+/* A process's thread-local-storage segments (set_thread_area): GDT
+ * entries ARCH_TLS_MIN .. ARCH_TLS_MIN + ARCH_NTLS - 1, the ones Linux
+ * i386 gives them, so a program's %gs selector reads the same here */
+#define ARCH_TLS_MIN 6
+#define ARCH_NTLS    3
+struct arch_tls {
+	uint64_t desc[ARCH_NTLS];       /* 0: an empty entry */
+};
+
 /* arguments in registers: for the per-tick calls of the profiler */
 #define ARCH_FASTCALL __attribute__((regparm(3)))
 

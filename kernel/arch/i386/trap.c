@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "i386.h"
 #include "lib.h"
+#include "linux.h"
 #include "proc.h"
 #include "prof/prof.h"
 #include "symtab.h"
@@ -92,6 +93,9 @@ static void user_fault(struct trapframe *tf)
 {
 	struct proc *p = curproc();
 
+	/* a Linux program's stack grows into its reserve */
+	if (tf->trapno == T_PGFLT && linux_stack_grow(p, read_cr2()))
+		return;
 	if (tf->trapno == T_PGFLT)
 		kprintf("pid %d (%s): page fault at 0x%08x eip 0x%08x\n",
 			p->pid, p->name, read_cr2(), tf->eip);
