@@ -627,7 +627,7 @@ static int mapnew(uint32_t *pgdir, uint32_t va, uint32_t n)
 {
 	for (uint32_t pg = va; pg < va + n; pg += PGSIZE) {
 		void *page = kalloc();
-		if (!page || !arch_map_user(pgdir, pg, (uint32_t)page)) {
+		if (!page || !arch_map_user(pgdir, pg, page)) {
 			if (page)
 				kfree(page);
 			unmap(pgdir, va, pg - va);
@@ -795,7 +795,7 @@ bool linux_stack_grow(struct proc *p, uint32_t va)
 		return true;
 	if (!(page = kalloc()))
 		return false;
-	if (!arch_map_user(p->pgdir, va, (uint32_t)page)) {
+	if (!arch_map_user(p->pgdir, va, page)) {
 		kfree(page);
 		return false;
 	}

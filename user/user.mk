@@ -111,7 +111,7 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 LINUX_PROGS := hello lfuzz
 LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
 USER_BINS += $(LINUX_BINS)
-LINUX_CFLAGS := -static -O2 -g -Wl,-Ttext-segment=$(USER_BASE_ADDR)
+LINUX_CFLAGS := -static -O2 -g
 
 $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 	@mkdir -p $(@D)
