@@ -230,8 +230,11 @@ static void set(bool *flag, bool v)
 /* The first engine to sample restarts the PIT's count, so its first sample
  * comes one whole period after the start. Under -icount the samples then
  * fall on the same instructions in every run; otherwise the phase would
- * depend on when the host's keystrokes arrived. An engine that joins
- * others leaves their phase alone. */
+ * depend on when the host's keystrokes arrived (the idle loop's time
+ * before them is the host's). An engine that joins others leaves their
+ * phase alone. So does the first engine that hooks, with nobody
+ * sampling: the heat engine's durations hold the ticks that land in a
+ * step, which then land on the same steps in every run. */
 void prof_set_sampling(struct prof_engine *e, bool on)
 {
 	if (on && !e->sample)
@@ -241,7 +244,12 @@ void prof_set_sampling(struct prof_engine *e, bool on)
 	set(&e->sampling, on);
 }
 
-void prof_set_hooks(struct prof_engine *e, bool on) { set(&e->hooked, on); }
+void prof_set_hooks(struct prof_engine *e, bool on)
+{
+	if (on && !prof_tick && !e->hooked)
+		clock_restart_phase();
+	set(&e->hooked, on);
+}
 void prof_set_hold(struct prof_engine *e, bool on) { set(&e->holding, on); }
 
 /* One rate for all: the rate decides what a sample means (the gmon file's
