@@ -62,6 +62,7 @@ enum {
 #include <linux/uio.h>
 #include <linux/mman.h>
 #include <linux/random.h>
+#include <linux/sysinfo.h>
 #include <asm/signal.h>
 
 #include "abi/errno.h"
@@ -434,6 +435,32 @@ static int lx_faccessat(int dirfd, uint32_t upath, uint32_t mode)
 	if ((mode & 2 /* W_OK */) && v->dev == FS_INITRD)
 		return -EROFS;
 	return 0;
+}
+
+/* chmod, chown, utimes: the file system keeps no modes, owners or times
+ * (stat shows fixed ones), so these succeed on any file that is there,
+ * as they would for root on Linux, and change nothing. bzip2 and gzip
+ * copy their input's attributes to their output this way. */
+static int lx_attrat(int dirfd, uint32_t upath)
+{
+	char abs[PATH_MAX];
+	struct vnode *v;
+	int r;
+
+	if (!upath && dirfd != AT_FDCWD)        /* utimensat(fd, NULL, ...) */
+		return getfile((uint32_t)dirfd) ? 0 : -EBADF;
+	if ((r = atpath(dirfd, upath, abs)) < 0 || (r = vfs_lookup(abs, &v)) < 0)
+		return r;
+	return v->dev == FS_INITRD ? -EROFS : 0;
+}
+
+static int lx_fattr(uint32_t fd)
+{
+	struct file *f = getfile(fd);
+
+	if (!f)
+		return -EBADF;
+	return f->vn && f->vn->dev == FS_INITRD ? -EROFS : 0;
 }
 
 static int lx_readlinkat(int dirfd, uint32_t upath, uint32_t ubuf, uint32_t n)
@@ -958,6 +985,22 @@ static int lx_getrlimit(uint32_t res, uint32_t uold)
 	return copyout(uold, &o, sizeof o);
 }
 
+/* sysinfo: memory in pages (mem_unit PGSIZE), the uptime, the process
+ * count; no swap, no load average. glibc's qsort asks it how much memory
+ * there is (sysconf(_SC_PHYS_PAGES)) before it sorts a large array. */
+static int lx_sysinfo(uint32_t uinfo)
+{
+	struct sysinfo si;
+
+	memset(&si, 0, sizeof si);
+	si.uptime = (long)(clock_uptime_us() / 1000000);
+	si.totalram = kalloc_total_pages();
+	si.freeram = kalloc_free_pages();
+	si.procs = (unsigned short)proc_count();
+	si.mem_unit = PGSIZE;
+	return copyout(uinfo, &si, sizeof si);
+}
+
 /* ---- time ---- */
 
 static uint64_t clock_ns(uint32_t clk, int *err)
@@ -1199,7 +1242,19 @@ static int lx_exit(int status)
 	X(__NR_tgkill,             lx_tgkill((int)a[0], (int)a[1], a[2])) \
 	X(__NR_rt_sigaction,       lx_rt_sigaction(a[0], a[1], a[2], a[3])) \
 	X(__NR_rt_sigprocmask,     lx_rt_sigprocmask(a[0], a[1], a[2], a[3])) \
-	X(__NR_sigaltstack,        0)
+	X(__NR_sigaltstack,        0) \
+	X(__NR_sysinfo,            lx_sysinfo(a[0])) \
+	X(__NR_chmod,              lx_attrat(AT_FDCWD, a[0])) \
+	X(__NR_fchmodat,           lx_attrat((int)a[0], a[1])) \
+	X(__NR_fchmod,             lx_fattr(a[0])) \
+	X(__NR_chown32,            lx_attrat(AT_FDCWD, a[0])) \
+	X(__NR_lchown32,           lx_attrat(AT_FDCWD, a[0])) \
+	X(__NR_fchownat,           lx_attrat((int)a[0], a[1])) \
+	X(__NR_fchown32,           lx_fattr(a[0])) \
+	X(__NR_utime,              lx_attrat(AT_FDCWD, a[0])) \
+	X(__NR_utimes,             lx_attrat(AT_FDCWD, a[0])) \
+	X(__NR_utimensat,          lx_attrat((int)a[0], a[1])) \
+	X(__NR_utimensat_time64,   lx_attrat((int)a[0], a[1]))
 
 /* what glibc asks at every start to see whether the kernel has it:
  * -ENOSYS without a console line */
