@@ -41,8 +41,8 @@ static int sysstatopen(int id, struct file *f)
 		struct proc *p = &procs[i];
 		if (p->state == P_UNUSED)
 			continue;
-		text_add(&t, "proc %d %d %s %u %u %s\n", p->pid, p->ppid, procstate_name(p),
-			 p->uticks, p->kticks, p->name);
+		text_add(&t, "proc %d %d %s %u %u %s %s\n", p->pid, p->ppid, procstate_name(p),
+			 p->uticks, p->kticks, p->abi == ABI_LINUX ? "linux" : "kprof", p->name);
 	}
 	return text_finish(&t, f);
 }

@@ -27,10 +27,11 @@ int main(int argc, char **argv)
 
 	/* The header is one plain line that scripts can match; the columns
 	 * take the header words' widths, and a wider value just pushes on. */
-	printf("PID PPID STATE UTICKS KTICKS NAME\n");
+	printf("PID PPID STATE UTICKS KTICKS ABI   NAME\n");
 	for (p = text; *p; p = next) {
-		/* proc PID PPID STATE UTICKS KTICKS NAME */
-		char *f[7];
+		/* proc PID PPID STATE UTICKS KTICKS ABI NAME: ABI is the system
+		 * calls it makes, the project's (kprof) or Linux's (linux) */
+		char *f[8];
 		int nf = 0;
 
 		next = strchr(p, '\n');
@@ -38,22 +39,22 @@ int main(int argc, char **argv)
 			*next++ = 0;
 		else
 			next = p + strlen(p);
-		while (nf < 7) {
+		while (nf < 8) {
 			while (*p == ' ')
 				p++;
 			if (*p == 0)
 				break;
 			f[nf++] = p;
 			/* The name is the rest of the line. */
-			if (nf == 7)
+			if (nf == 8)
 				break;
 			while (*p && *p != ' ')
 				p++;
 			if (*p)
 				*p++ = 0;
 		}
-		if (nf == 7 && strcmp(f[0], "proc") == 0)
-			printf("%3s %4s %-5s %6s %6s %s\n", f[1], f[2], f[3], f[4], f[5], f[6]);
+		if (nf == 8 && strcmp(f[0], "proc") == 0)
+			printf("%3s %4s %-5s %6s %6s %-5s %s\n", f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
 	}
 	return 0;
 }

@@ -135,7 +135,7 @@ def start_without_memory(m):
 
     def settle():
         for _ in range(20):
-            if re.search(r"^proc \d+ \d+ \S+ \d+ \d+ hog$", m.run("cat /dev/sysstat"), re.M) is None:
+            if re.search(r"^proc \d+ \d+ \S+ \d+ \d+ kprof hog$", m.run("cat /dev/sysstat"), re.M) is None:
                 return
             m.run("sleep 500")
         raise AssertionError("the hogs did not end")
