@@ -439,7 +439,43 @@ def linux_rows():
              "exact; callcost: syscall(2) in a loop")]
 
 
-NBODY = 200             # lua nbody.lua steps: the engines' overhead workload
+def spawn_rows():
+    """Spawning lua (1.2 MiB static glibc): what one more command `lua -e
+    ''` adds to a shell script, by the TSC between callcost tsc stamps:
+    (stamp; stamp; lua -e ''; stamp) gives the interval of a command of
+    callcost alone and the interval of lua's command and callcost's; the
+    difference is lua's command whole: the shell's turn, the spawn (the
+    ELF read and mapped), glibc's start, lua's main on an empty chunk
+    (a new state, the libraries opened, the state closed), the exit and
+    the shell's wait. The heat engine counts the user-mode part of the
+    same run exactly; the rest is the kernel's."""
+    progress("spawn: lua -e '' and callcost between TSC stamps; both traced by heat")
+    log = boot(["sh -c 'callcost tsc; callcost tsc; lua -e \"\"; callcost tsc'",
+                "heat lua -e ''", "heat callcost tsc"])
+    t = [int(c) for c in re.findall(r"^callcost: tsc (\d+)$", log, re.M)]
+    h = [int(n) for n in re.findall(r"^heat: pid \d+ exited with status 0: (\d+) instructions", log, re.M)]
+    if len(t) != 4 or len(h) != 2:      # the 4th: heat callcost tsc
+        sys.exit("bench: spawn runs: %d stamps, %d heat lines\n%s" % (len(t), len(h), log[-3000:]))
+    cc = t[1] - t[0]
+    lua = (t[2] - t[1]) - cc
+    elf = os.path.join(TOP, "build", "user", "bin", "lua")
+    size = os.path.getsize(elf)
+    loaded = sum(int(l.split()[5], 16) for l in
+                 subprocess.check_output(["readelf", "-lW", elf], text=True).splitlines()
+                 if l.split()[:1] == ["LOAD"])      # its segments' memory sizes
+    return [("spawning lua: the command lua -e '' whole, instructions", "%d" % lua,
+             "exact; (stamp; stamp; lua -e ''; stamp): interval 2 - interval 1; the shell's turn, the "
+             "spawn of a static ELF of %.2f MiB (%.2f MiB of segments), glibc's start, lua's main, the exit, "
+             "the shell's wait" % (size / 1048576.0, loaded / 1048576.0)),
+            ("spawning lua: of those, in user mode (heat)", "%d" % h[0],
+             "exact; glibc's start and exit, lua's main on an empty chunk; the kernel's share is %.1f %%"
+             % (100.0 * (lua - h[0]) / lua)),
+            ("a command of callcost tsc (0.7 MiB static glibc), stamp to stamp", "%d" % cc,
+             "exact; the previous stamp's exit, the shell's turn, the spawn, glibc's start; "
+             "user mode (heat, the whole run): %d" % h[1])]
+
+
+NBODY = 2000            # lua nbody.lua steps: the engines' overhead workload
 LUA_RATES = [1000, 10000]
 # the sampling engines of engines.py that can profile a glibc program
 # (profil cannot: it samples programs built with -pg of this libc)
@@ -483,7 +519,7 @@ def lua_rows():
     c = stamps(log)
     if len(c) != len(names):
         sys.exit("bench: lua runs: %d stamped runs, not %d\n%s" % (len(c), len(names), log[-3000:]))
-    rows, off = [], {}
+    rows, off, added = [], {}, {}
     for (hz, name), cycles in zip(names, c):
         if name is None:
             off[hz] = cycles
@@ -491,9 +527,19 @@ def lua_rows():
                          "exact; the whole run by the TSC, lua's spawn and exit included"))
             continue
         goal = "goal < 0.5; " if hz == 1000 else ""
+        added[hz, name] = cycles - off[hz]
         rows.append(("lua nbody.lua %d, %s at %d Hz: overhead" % (NBODY, name, hz),
                      "%.3f %%" % (100.0 * (cycles - off[hz]) / off[hz]),
                      "exact; %s(cycles on - off) / off, %d cycles" % (goal, cycles)))
+    # what an engine adds = a fixed part (its start and stop, its work at
+    # lua's spawn and exit) + a part per tick: from the two rates
+    lo, hi = LUA_RATES
+    for name in LUA_ENGINES:
+        per = (added[hi, name] - added[lo, name]) / (hi / lo - 1)
+        rows.append(("lua nbody.lua %d, %s: the part of the overhead that does not grow with the rate" % (NBODY, name),
+                     "%.0f instructions" % (added[lo, name] - per),
+                     "exact; added at %d Hz less the part per tick, (added at %d Hz - at %d Hz) / %g; "
+                     "the rate's part at %d Hz: %.0f" % (lo, hi, lo, hi / lo - 1, lo, per)))
     return rows
 
 
@@ -638,7 +684,7 @@ def host_rows():
 SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("heat", heat_rows),
             ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows),
             ("together", together_rows), ("userret", userret_rows), ("linux", linux_rows),
-            ("lua", lua_rows), ("host", host_rows)]
+            ("spawn", spawn_rows), ("lua", lua_rows), ("host", host_rows)]
 
 
 def main():
