@@ -458,11 +458,12 @@ def spawn_rows():
         sys.exit("bench: spawn runs: %d stamps, %d heat lines\n%s" % (len(t), len(h), log[-3000:]))
     cc = t[1] - t[0]
     lua = (t[2] - t[1]) - cc
-    elf = os.path.join(TOP, "build", "user", "bin", "lua")
-    size = os.path.getsize(elf)
-    loaded = sum(int(l.split()[5], 16) for l in
-                 subprocess.check_output(["readelf", "-lW", elf], text=True).splitlines()
-                 if l.split()[:1] == ["LOAD"])      # its segments' memory sizes
+    def segments(prog):     # the memory sizes of its PT_LOAD segments
+        return sum(int(l.split()[5], 16) for l in
+                   subprocess.check_output(["readelf", "-lW", os.path.join(TOP, "build", "user", "bin", prog)],
+                                           text=True).splitlines() if l.split()[:1] == ["LOAD"])
+    size = os.path.getsize(os.path.join(TOP, "build", "user", "bin", "lua"))
+    loaded = segments("lua")
     return [("spawning lua: the command lua -e '' whole, instructions", "%d" % lua,
              "exact; (stamp; stamp; lua -e ''; stamp): interval 2 - interval 1; the shell's turn, the "
              "spawn of a static ELF of %.2f MiB (%.2f MiB of segments), glibc's start, lua's main, the exit, "
@@ -470,9 +471,9 @@ def spawn_rows():
             ("spawning lua: of those, in user mode (heat)", "%d" % h[0],
              "exact; glibc's start and exit, lua's main on an empty chunk; the kernel's share is %.1f %%"
              % (100.0 * (lua - h[0]) / lua)),
-            ("a command of callcost tsc (0.7 MiB static glibc), stamp to stamp", "%d" % cc,
-             "exact; the previous stamp's exit, the shell's turn, the spawn, glibc's start; "
-             "user mode (heat, the whole run): %d" % h[1])]
+            ("a command of callcost tsc (static glibc), stamp to stamp", "%d" % cc,
+             "exact; the previous stamp's exit, the shell's turn, the spawn of %.2f MiB of segments, "
+             "glibc's start; user mode (heat, the whole run): %d" % (segments("callcost") / 1048576.0, h[1]))]
 
 
 NBODY = 2000            # lua nbody.lua steps: the engines' overhead workload
@@ -529,7 +530,7 @@ def lua_rows():
         goal = "goal < 0.5; " if hz == 1000 else ""
         added[hz, name] = cycles - off[hz]
         rows.append(("lua nbody.lua %d, %s at %d Hz: overhead" % (NBODY, name, hz),
-                     "%.3f %%" % (100.0 * (cycles - off[hz]) / off[hz]),
+                     "%.2f %%" % (100.0 * (cycles - off[hz]) / off[hz]),
                      "exact; %s(cycles on - off) / off, %d cycles" % (goal, cycles)))
     # what an engine adds = a fixed part (its start and stop, its work at
     # lua's spawn and exit) + a part per tick: from the two rates
@@ -538,8 +539,9 @@ def lua_rows():
         per = (added[hi, name] - added[lo, name]) / (hi / lo - 1)
         rows.append(("lua nbody.lua %d, %s: the part of the overhead that does not grow with the rate" % (NBODY, name),
                      "%.0f instructions" % (added[lo, name] - per),
-                     "exact; added at %d Hz less the part per tick, (added at %d Hz - at %d Hz) / %g; "
-                     "the rate's part at %d Hz: %.0f" % (lo, hi, lo, hi / lo - 1, lo, per)))
+                     "icount, but the run with no engine moves by a tick or so (about 100) from boot "
+                     "to boot with the clock's phase; added at %d Hz less the rate's part, "
+                     "(added at %d Hz - at %d Hz) / %g = %.0f" % (lo, hi, lo, hi / lo - 1, per)))
     return rows
 
 
