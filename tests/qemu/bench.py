@@ -440,40 +440,45 @@ def linux_rows():
 
 
 def spawn_rows():
-    """Spawning lua (1.2 MiB static glibc): what one more command `lua -e
-    ''` adds to a shell script, by the TSC between callcost tsc stamps:
-    (stamp; stamp; lua -e ''; stamp) gives the interval of a command of
-    callcost alone and the interval of lua's command and callcost's; the
-    difference is lua's command whole: the shell's turn, the spawn (the
-    ELF read and mapped), glibc's start, lua's main on an empty chunk
-    (a new state, the libraries opened, the state closed), the exit and
-    the shell's wait. The heat engine counts the user-mode part of the
-    same run exactly; the rest is the kernel's."""
-    progress("spawn: lua -e '' and callcost between TSC stamps; both traced by heat")
-    log = boot(["sh -c 'callcost tsc; callcost tsc; lua -e \"\"; callcost tsc'",
-                "heat lua -e ''", "heat callcost tsc"])
+    """Spawning lua (a static glibc program of 1.1 MiB of segments): what
+    one more command `lua -e ''` adds to a shell script, by the TSC
+    between callcost tsc stamps: (stamp; stamp; lua -e ''; stamp; callcost
+    exit; stamp) gives the interval of a command of callcost tsc alone,
+    then of lua's and callcost tsc's, then of callcost exit's and callcost
+    tsc's; the differences are lua's command whole (the shell's turn, the
+    spawn, glibc's start, lua's main on an empty chunk, the exit, the
+    shell's wait) and callcost exit's (the same with a main that exits at
+    once). The heat engine counts the user-mode part of each exactly;
+    callcost exit's is glibc's start, _start to main."""
+    progress("spawn: lua -e '' and callcost exit between TSC stamps; both traced by heat")
+    log = boot(["sh -c 'callcost tsc; callcost tsc; lua -e \"\"; callcost tsc; callcost exit; callcost tsc'",
+                "heat lua -e ''", "heat callcost exit"])
     t = [int(c) for c in re.findall(r"^callcost: tsc (\d+)$", log, re.M)]
     h = [int(n) for n in re.findall(r"^heat: pid \d+ exited with status 0: (\d+) instructions", log, re.M)]
-    if len(t) != 4 or len(h) != 2:      # the 4th: heat callcost tsc
+    if len(t) != 4 or len(h) != 2:
         sys.exit("bench: spawn runs: %d stamps, %d heat lines\n%s" % (len(t), len(h), log[-3000:]))
     cc = t[1] - t[0]
-    lua = (t[2] - t[1]) - cc
-    def segments(prog):     # the memory sizes of its PT_LOAD segments
+    lua, ccexit = (t[2] - t[1]) - cc, (t[3] - t[2]) - cc
+
+    def segments(prog):     # the memory sizes of its PT_LOAD segments, MiB
         return sum(int(l.split()[5], 16) for l in
                    subprocess.check_output(["readelf", "-lW", os.path.join(TOP, "build", "user", "bin", prog)],
-                                           text=True).splitlines() if l.split()[:1] == ["LOAD"])
-    size = os.path.getsize(os.path.join(TOP, "build", "user", "bin", "lua"))
-    loaded = segments("lua")
+                                           text=True).splitlines() if l.split()[:1] == ["LOAD"]) / 1048576.0
+    def irel(prog):         # its IRELATIVE relocations: glibc's start calls a resolver for each
+        return subprocess.check_output(["readelf", "-rW", os.path.join(TOP, "build", "user", "bin", prog)],
+                                       text=True).count("R_386_IRELATIVE")
     return [("spawning lua: the command lua -e '' whole, instructions", "%d" % lua,
              "exact; (stamp; stamp; lua -e ''; stamp): interval 2 - interval 1; the shell's turn, the "
-             "spawn of a static ELF of %.2f MiB (%.2f MiB of segments), glibc's start, lua's main, the exit, "
-             "the shell's wait" % (size / 1048576.0, loaded / 1048576.0)),
+             "spawn (%.2f MiB of segments), glibc's start, lua's main, the exit, the shell's wait" % segments("lua")),
             ("spawning lua: of those, in user mode (heat)", "%d" % h[0],
              "exact; glibc's start and exit, lua's main on an empty chunk; the kernel's share is %.1f %%"
              % (100.0 * (lua - h[0]) / lua)),
-            ("a command of callcost tsc (static glibc), stamp to stamp", "%d" % cc,
-             "exact; the previous stamp's exit, the shell's turn, the spawn of %.2f MiB of segments, "
-             "glibc's start; user mode (heat, the whole run): %d" % (segments("callcost") / 1048576.0, h[1]))]
+            ("a command of callcost exit whole (a main that exits at once), instructions", "%d" % ccexit,
+             "exact; the same way; the spawn of %.2f MiB of segments, glibc's start, exit_group"
+             % segments("callcost")),
+            ("glibc's start, _start to main, in user mode (heat of callcost exit)", "%d" % h[1],
+             "exact; main's test of its argument and the int 0x80 included; lua has %d IRELATIVE "
+             "relocations to callcost's %d, each a resolver's few instructions" % (irel("lua"), irel("callcost")))]
 
 
 NBODY = 2000            # lua nbody.lua steps: the engines' overhead workload

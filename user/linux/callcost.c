@@ -8,6 +8,9 @@
  *                       loop of three more instructions (mov, dec, jnz);
  *                       glibc: glibc's getpid(); syscall: syscall(SYS_getpid)
  *   callcost tsc        prints the TSC (a stamp between two commands)
+ *   callcost exit       exit_group(0) first thing in main: glibc's start
+ *                       and nothing else (its user-mode instructions, by
+ *                       the heat engine, are what glibc does before main)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -28,6 +31,8 @@ int main(int argc, char **argv)
 {
 	unsigned long long c0, c1;
 
+	if (argc == 2 && argv[1][0] == 'e')             /* exit */
+		__asm__ volatile("int $0x80" : : "a"(__NR_exit_group), "b"(0));
 	if (argc == 2 && !strcmp(argv[1], "tsc")) {
 		c0 = rdtsc();
 		printf("callcost: tsc %llu\n", c0);
@@ -57,6 +62,6 @@ int main(int argc, char **argv)
 		printf("callcost: syscall %u getpid in %llu cycles\n", n, c1 - c0);
 		return 0;
 	}
-	fprintf(stderr, "usage: callcost getpid N | callcost tsc\n");
+	fprintf(stderr, "usage: callcost getpid N | callcost tsc | callcost exit\n");
 	return 2;
 }
