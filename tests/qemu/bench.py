@@ -6,8 +6,10 @@ Everything in the guest runs under QEMU's -icount shift=0,sleep=off, where
 a guest instruction is one nanosecond of virtual time and the TSC counts at
 about 1 GHz, so TSC cycles are guest instructions: those figures are exact
 and the same in every run. The workload is /bin/tickcost, a fixed user-mode
-loop. The host tool's figures are host wall-clock, noisy: medians of
-several runs with their range (tools/kprof/bench.sh).
+loop. The sections linux, spawn and lua measure Linux (glibc) programs:
+user/linux/callcost (a system call's round trip, TSC stamps between
+commands) and Debian's lua. The host tool's figures are host wall-clock,
+noisy: medians of several runs with their range (tools/kprof/bench.sh).
 """
 import argparse
 import os
@@ -513,8 +515,9 @@ def lua_rows():
         names.append((hz, None))
         for name in LUA_ENGINES:
             e = ENGINES[name]
-            e.hz = hz                       # dosprof's own rate (-z)
+            e.hz = hz                       # dosprof's own rate (-z), as make profile HZ= sets it
             first = e.script(lua)[0]
+            del e.hz
             if lua not in first:
                 sys.exit("bench: %s's script does not run the line as given: %s" % (name, first))
             lines.append(first.replace(lua, stamped(lua)))
