@@ -6,8 +6,10 @@ Everything in the guest runs under QEMU's -icount shift=0,sleep=off, where
 a guest instruction is one nanosecond of virtual time and the TSC counts at
 about 1 GHz, so TSC cycles are guest instructions: those figures are exact
 and the same in every run. The workload is /bin/tickcost, a fixed user-mode
-loop. The host tool's figures are host wall-clock, noisy: medians of
-several runs with their range (tools/kprof/bench.sh).
+loop. The sections linux, spawn and lua measure Linux (glibc) programs:
+user/linux/callcost (a system call's round trip, TSC stamps between
+commands) and Debian's lua. The host tool's figures are host wall-clock,
+noisy: medians of several runs with their range (tools/kprof/bench.sh).
 """
 import argparse
 import os
@@ -23,7 +25,7 @@ RATES = [1000, 10000, 100000]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 import vm    # noqa: E402
-from engines import DOSPROF, MC, PROFIL  # noqa: E402  (where each names its dump)
+from engines import DOSPROF, ENGINES, MC, PROFIL  # noqa: E402  (where each names its dump)
 from qemu import header_defines  # noqa: E402
 PIT_MAX = header_defines("clock.h")["PIT_INPUT_HZ"] // 2    # PIT_MAX_HZ
 
@@ -393,6 +395,164 @@ def together_rows():
     return rows
 
 
+GETPIDS = 20000         # getpid calls, native (mcwork sys) and Linux (callcost)
+
+
+def user_path(elf, fn):
+    """The instructions of fn in elf from its start to its first ret: the
+    user-mode path of a system-call stub whose error branch is not taken."""
+    dis = subprocess.check_output(["objdump", "-d", "--no-show-raw-insn", elf], text=True)
+    m = re.search(r"^[0-9a-f]+ <%s>:\n(.*?)\n\n" % re.escape(fn), dis, re.M | re.S)
+    if not m:
+        sys.exit("bench: no %s() in %s" % (fn, elf))
+    insns = [l.split("\t", 1)[1].split()[0] for l in m.group(1).splitlines() if "\t" in l]
+    return insns[:insns.index("ret") + 1]
+
+
+def linux_rows():
+    """A Linux system call's round trip (getpid through kernel/linux.c)
+    against the native one, both by the TSC in one guest: mcwork sys (the
+    native libc's getpid() in a loop) and callcost getpid (user/linux/
+    callcost.c: int 0x80 in an asm loop, glibc's getpid(), syscall()).
+    The kernel parts compare like with like: each loop's cycles per call
+    less its user-mode instructions other than the int 0x80 (counted in
+    the ELFs by objdump), which leaves int 0x80 through the iret."""
+    progress("linux: getpid round trips, native (mcwork sys) and Linux ABI (callcost)")
+    log = boot(["mcwork sys %d 0" % GETPIDS, "callcost getpid %d" % GETPIDS])
+    nat = [int(c) for c in re.findall(r"^mcwork: \d+ getpid, \d+ uptime in (\d+) cycles$", log, re.M)]
+    lx = dict((k, int(c)) for k, c in
+              re.findall(r"^callcost: (raw|glibc|syscall) \d+ getpid in (\d+) cycles$", log, re.M))
+    if len(nat) != 1 or len(lx) != 3:
+        sys.exit("bench: linux runs: %d mcwork sys lines, callcost %s\n%s" % (len(nat), sorted(lx), log[-2000:]))
+    stub = user_path(os.path.join(TOP, "build", "user", "bin", "mcwork"), "getpid")
+    nat_user = len(stub) - 1 + 3          # the stub but its int 0x80; the loop's call, dec, jne
+    nat_call, raw = nat[0] / GETPIDS, lx["raw"] / GETPIDS
+    nat_kernel, lx_kernel = nat_call - nat_user, raw - 3     # the asm loop's mov, dec, jnz
+    return [("native getpid, the kernel's part: int 0x80 through iret", "%.0f instructions" % nat_kernel,
+             "exact; mcwork sys: %.0f a call, less %d user instructions (objdump: the libc stub's %d "
+             "but its int, the loop's call, dec, jne)" % (nat_call, nat_user, len(stub) - 1)),
+            ("Linux getpid, the kernel's part: int 0x80 through iret", "%.0f instructions" % lx_kernel,
+             "exact; callcost getpid: int 0x80 in an asm loop, %.0f a call less its mov, dec, jnz" % raw),
+            ("Linux getpid round trip - native, the kernel's parts", "%+.0f instructions" % (lx_kernel - nat_kernel),
+             "exact; goal <= 10; what the Linux ABI (kernel/linux.c) adds to a system call"),
+            ("Linux getpid through glibc's getpid(), a call", "%.0f instructions" % (lx["glibc"] / GETPIDS),
+             "exact; callcost: glibc's getpid() in a loop (the native libc's, the same way: %.0f)" % nat_call),
+            ("Linux getpid through glibc's syscall(SYS_getpid), a call", "%.0f instructions" % (lx["syscall"] / GETPIDS),
+             "exact; callcost: syscall(2) in a loop")]
+
+
+def spawn_rows():
+    """Spawning lua (a static glibc program of 1.1 MiB of segments): what
+    one more command `lua -e ''` adds to a shell script, by the TSC
+    between callcost tsc stamps: (stamp; stamp; lua -e ''; stamp; callcost
+    exit; stamp) gives the interval of a command of callcost tsc alone,
+    then of lua's and callcost tsc's, then of callcost exit's and callcost
+    tsc's; the differences are lua's command whole (the shell's turn, the
+    spawn, glibc's start, lua's main on an empty chunk, the exit, the
+    shell's wait) and callcost exit's (the same with a main that exits at
+    once). The heat engine counts the user-mode part of each exactly;
+    callcost exit's is glibc's start, _start to main."""
+    progress("spawn: lua -e '' and callcost exit between TSC stamps; both traced by heat")
+    log = boot(["sh -c 'callcost tsc; callcost tsc; lua -e \"\"; callcost tsc; callcost exit; callcost tsc'",
+                "heat lua -e ''", "heat callcost exit"])
+    t = [int(c) for c in re.findall(r"^callcost: tsc (\d+)$", log, re.M)]
+    h = [int(n) for n in re.findall(r"^heat: pid \d+ exited with status 0: (\d+) instructions", log, re.M)]
+    if len(t) != 4 or len(h) != 2:
+        sys.exit("bench: spawn runs: %d stamps, %d heat lines\n%s" % (len(t), len(h), log[-3000:]))
+    cc = t[1] - t[0]
+    lua, ccexit = (t[2] - t[1]) - cc, (t[3] - t[2]) - cc
+
+    def segments(prog):     # the memory sizes of its PT_LOAD segments, MiB
+        return sum(int(l.split()[5], 16) for l in
+                   subprocess.check_output(["readelf", "-lW", os.path.join(TOP, "build", "user", "bin", prog)],
+                                           text=True).splitlines() if l.split()[:1] == ["LOAD"]) / 1048576.0
+    def irel(prog):         # its IRELATIVE relocations: glibc's start calls a resolver for each
+        return subprocess.check_output(["readelf", "-rW", os.path.join(TOP, "build", "user", "bin", prog)],
+                                       text=True).count("R_386_IRELATIVE")
+    return [("spawning lua: the command lua -e '' whole, instructions", "%d" % lua,
+             "exact; (stamp; stamp; lua -e ''; stamp): interval 2 - interval 1; the shell's turn, the "
+             "spawn (%.2f MiB of segments), glibc's start, lua's main, the exit, the shell's wait" % segments("lua")),
+            ("spawning lua: of those, in user mode (heat)", "%d" % h[0],
+             "exact; glibc's start and exit, lua's main on an empty chunk; the kernel's share is %.1f %%"
+             % (100.0 * (lua - h[0]) / lua)),
+            ("a command of callcost exit whole (a main that exits at once), instructions", "%d" % ccexit,
+             "exact; the same way; the spawn of %.2f MiB of segments, glibc's start, exit_group"
+             % segments("callcost")),
+            ("glibc's start, _start to main, in user mode (heat of callcost exit)", "%d" % h[1],
+             "exact; main's test of its argument and the int 0x80 included; lua has %d IRELATIVE "
+             "relocations to callcost's %d, each a resolver's few instructions" % (irel("lua"), irel("callcost")))]
+
+
+NBODY = 2000            # lua nbody.lua steps: the engines' overhead workload
+LUA_RATES = [1000, 10000]
+# the sampling engines of engines.py that can profile a glibc program
+# (profil cannot: it samples programs built with -pg of this libc)
+LUA_ENGINES = ["stacks", "devkprof", "dosprof", "mc"]
+
+
+def stamped(line):
+    """line in one sh -c between two TSC stamps (callcost tsc): the whole
+    run, the spawn and exit of line's programs included."""
+    return "sh -c " + "'callcost tsc; %s; callcost tsc'" % line
+
+
+def stamps(log):
+    """The cycles between each pair of callcost tsc stamps, in order."""
+    t = [int(c) for c in re.findall(r"^callcost: tsc (\d+)$", log, re.M)]
+    return [b - a for a, b in zip(t[0::2], t[1::2])]
+
+
+def lua_rows():
+    """Each sampling engine's overhead on Lua's n-body (lua nbody.lua, a
+    glibc program) at 1 and 10 kHz: the whole run by the TSC between two
+    stamps, with no engine and under each engine's own guest line (engines.py's
+    script, its export left out), the engine's start and stop included
+    when they are part of that line."""
+    lua = "lua /bin/share/lua/nbody.lua %d" % NBODY
+    lines, names = [], []
+    for hz in LUA_RATES:
+        lines += ["echo hz %d > /dev/kpctl" % hz, stamped(lua)]
+        names.append((hz, None))
+        for name in LUA_ENGINES:
+            e = ENGINES[name]
+            e.hz = hz                       # dosprof's own rate (-z), as make profile HZ= sets it
+            first = e.script(lua)[0]
+            del e.hz
+            if lua not in first:
+                sys.exit("bench: %s's script does not run the line as given: %s" % (name, first))
+            lines.append(first.replace(lua, stamped(lua)))
+            names.append((hz, name))
+    progress("lua: nbody.lua %d with no engine and under %s at %s Hz"
+             % (NBODY, ", ".join(LUA_ENGINES), " and ".join(str(h) for h in LUA_RATES)))
+    log = boot(lines)
+    c = stamps(log)
+    if len(c) != len(names):
+        sys.exit("bench: lua runs: %d stamped runs, not %d\n%s" % (len(c), len(names), log[-3000:]))
+    rows, off, added = [], {}, {}
+    for (hz, name), cycles in zip(names, c):
+        if name is None:
+            off[hz] = cycles
+            rows.append(("lua nbody.lua %d at %d Hz, no engine: instructions" % (NBODY, hz), "%d" % cycles,
+                         "exact; the whole run by the TSC, lua's spawn and exit included"))
+            continue
+        goal = "goal < 0.5; " if hz == 1000 else ""
+        added[hz, name] = cycles - off[hz]
+        rows.append(("lua nbody.lua %d, %s at %d Hz: overhead" % (NBODY, name, hz),
+                     "%.2f %%" % (100.0 * (cycles - off[hz]) / off[hz]),
+                     "exact; %s(cycles on - off) / off, %d cycles" % (goal, cycles)))
+    # what an engine adds = a fixed part (its start and stop, its work at
+    # lua's spawn and exit) + a part per tick: from the two rates
+    lo, hi = LUA_RATES
+    for name in LUA_ENGINES:
+        per = (added[hi, name] - added[lo, name]) / (hi / lo - 1)
+        rows.append(("lua nbody.lua %d, %s: the part of the overhead that does not grow with the rate" % (NBODY, name),
+                     "%.0f instructions" % (added[lo, name] - per),
+                     "icount, but the run with no engine moves by a tick or so (about 100) from boot "
+                     "to boot with the clock's phase; added at %d Hz less the rate's part, "
+                     "(added at %d Hz - at %d Hz) / %g = %.0f" % (lo, hi, lo, hi / lo - 1, per)))
+    return rows
+
+
 BASELINE = os.path.join(TOP, "tests", "qemu", "bench-baseline.md")
 
 
@@ -533,7 +693,8 @@ def host_rows():
 # make bench runs them all, in this order; bench.py NAME... only those
 SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("heat", heat_rows),
             ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows),
-            ("together", together_rows), ("userret", userret_rows), ("host", host_rows)]
+            ("together", together_rows), ("userret", userret_rows), ("linux", linux_rows),
+            ("spawn", spawn_rows), ("lua", lua_rows), ("host", host_rows)]
 
 
 def main():
