@@ -15,8 +15,10 @@ from qemu import ROOT, VMError
 
 KPROF = build_path("kprof")
 KERNEL = build_path("kernel.elf")
-DOC_SVG = os.path.join(ROOT, "docs", "flame-stackwork.svg")
-DOC_PNG = os.path.join(ROOT, "docs", "flame-stackwork.png")
+# the docs' pictures: each SVG (kprof's, committed) and its screenshot;
+# docs/flame-lua.png is the README's picture
+DOCS = [(os.path.join(ROOT, "docs", n + ".svg"), os.path.join(ROOT, "docs", n + ".png"))
+        for n in ("flame-stackwork", "flame-lua")]
 LINE = "stackwork tree 40; stackwork sys 20"
 HOT = "leaf"
 BACKGROUND = (0xfb, 0xf8, 0xef)     # wr_flame.c's page colour
@@ -255,9 +257,10 @@ def flame_browser(h):
     each box at that depth must be as wide as its samples from
     --format folded (not from the SVG), within 2 px, leaf the widest. The
     inline script must load and zoom (--dump-dom of a copy with a probe
-    script). docs/flame-stackwork.svg is checked the same way (its widths
-    from its titles); KPROF_WRITE_PNG=1 copies its screenshot to
-    docs/flame-stackwork.png, the README's picture."""
+    script). docs/flame-stackwork.svg and docs/flame-lua.svg (Lua's n-body,
+    the README's picture) are checked the same way (their widths from
+    their titles); KPROF_WRITE_PNG=1 copies their screenshots to the .png
+    beside each."""
     import profile as prof      # tests/qemu/profile.py
     exe = chromium_bin()
     tmp = tempfile.mkdtemp(prefix="kprof-flame-")
@@ -282,14 +285,15 @@ def flame_browser(h):
         check_picture(h, "kprof's SVG", png, boxes, svg_w,
                       expected_from_folded(texts["folded"], boxes, svg_w))
 
-        doc_png = os.path.join(tmp, "doc.png")
-        boxes, svg_w, _ = screenshot(exe, tmp, DOC_SVG, doc_png)
-        total = max(b[1] for b in boxes)
-        check_picture(h, "docs/flame-stackwork.svg", doc_png, boxes, svg_w,
-                      {i: b[1] * (svg_w - 20) / total for i, b in enumerate(boxes)})
-        if os.environ.get("KPROF_WRITE_PNG") == "1":
-            shutil.copyfile(doc_png, DOC_PNG)
-            h.text += "wrote %s\n" % DOC_PNG
+        for doc_svg, doc_png_path in DOCS:
+            doc_png = os.path.join(tmp, "doc.png")
+            boxes, svg_w, _ = screenshot(exe, tmp, doc_svg, doc_png)
+            total = max(b[1] for b in boxes)
+            check_picture(h, os.path.relpath(doc_svg, ROOT), doc_png, boxes, svg_w,
+                          {i: b[1] * (svg_w - 20) / total for i, b in enumerate(boxes)})
+            if os.environ.get("KPROF_WRITE_PNG") == "1":
+                shutil.copyfile(doc_png, doc_png_path)
+                h.text += "wrote %s\n" % doc_png_path
 
         x, w = script_runs(exe, tmp, svg)
         assert abs(x - 10) < 0.01 and abs(w - (svg_w - 20)) < 0.01, \
