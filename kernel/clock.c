@@ -24,6 +24,11 @@ void clock_running(struct proc *p)
 
 static uint32_t hz_mhz;         /* achieved rate, millihertz */
 static uint32_t quantum_ms, quantum_ticks, slice_used;
+/* idle ticks with no sleeper to wake since the last rate change: the
+ * machine waited for the outside (a key; under -icount a host's
+ * keystroke, whose arrival is host time); and the time not so spent, in
+ * us, up to the last rate change */
+static uint64_t waited_ticks, unwaited_us;
 static uint64_t tick_cycles;
 static uint32_t two_ticks;      /* TSC cycles in two periods (see merged_ticks) */
 static uint64_t last_edge;      /* TSC of the PIT edge the last tick belonged to */
@@ -76,9 +81,12 @@ uint32_t clock_set_hz(uint32_t hz)
 	uint32_t s = splhi();
 	uint32_t old = hz_mhz;
 
-	if (old)
+	if (old) {
 		base_us += clock_muldiv(ticks - base_ticks, 1000000000u, old, false);
+		unwaited_us += clock_muldiv(ticks - base_ticks - waited_ticks, 1000000000u, old, false);
+	}
 	base_ticks = ticks;
+	waited_ticks = 0;
 	hz_mhz = arch_timer_set_hz(hz);
 	quantum_ticks = (uint32_t)MAX(1, ((uint64_t)quantum_ms * hz_mhz + 500000) / 1000000);
 	tick_cycles = (uint64_t)arch_tsc_khz() * 1000000 / hz_mhz;
@@ -114,6 +122,18 @@ uint64_t clock_uptime_us(void)
 {
 	uint32_t s = splhi();
 	uint64_t us = base_us + clock_muldiv(ticks - base_ticks, 1000000000u, hz_mhz, false);
+	splx(s);
+	return us;
+}
+
+/* The division's operand is the unwaited ticks themselves, not the
+ * uptime's less the wait's: a 64-bit division's instructions depend on its
+ * operands, and a profile of the program that asks must not move with the
+ * host either. */
+uint64_t clock_unwaited_us(void)
+{
+	uint32_t s = splhi();
+	uint64_t us = unwaited_us + clock_muldiv(ticks - base_ticks - waited_ticks, 1000000000u, hz_mhz, false);
 	splx(s);
 	return us;
 }
@@ -243,6 +263,8 @@ void clock_intr(void)
 		slice_used += n;
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
+	} else if (next_wake == ~0ull) {
+		waited_ticks += n;
 	}
 	if (now >= next_wake)
 		wake_sleepers();

@@ -30,6 +30,11 @@ uint32_t clock_set_jitter(uint32_t k);  /* the PIT jittered +-k/2 a tick; the k 
 int clock_check_hz(uint32_t hz);       /* 0, or -ERANGE (with a message) above the ceiling */
 uint32_t clock_max_hz(void);           /* the ceiling: CLOCK_MAX_HZ under icount */
 uint64_t clock_uptime_us(void);         /* across rate changes */
+/* the uptime less the time the machine sat idle with no timer to wait
+ * for, only input: under -icount that time is the host's (when its keys
+ * come), the rest is the guest's own, the same in every boot of the same
+ * commands. The clocks Linux programs read. */
+uint64_t clock_unwaited_us(void);
 uint64_t clock_ms_to_ticks(uint32_t ms);
 /* a * b / c (rounded up if up) without overflow in a * b; saturates */
 uint64_t clock_muldiv(uint64_t a, uint32_t b, uint32_t c, bool up);

@@ -21,7 +21,10 @@
  *     status 128 + 6 = 134).
  *   - time and randomness are the same every run with the same boot line:
  *     getrandom and AT_RANDOM come from xorshift32 seeded by linux.seed=,
- *     the wall clock is linux.epoch= (seconds) plus the kernel's uptime.
+ *     the wall clock is linux.epoch= (seconds) plus the kernel's uptime
+ *     less the time it sat waiting for input (clock_unwaited_us: under
+ *     -icount that wait is the host's, and Lua seeds its hashes with
+ *     time(), so a profile would move with it).
  *   - uname says sysname "Linux" (the ABI a program is given, so a program
  *     that asks takes its Linux path), nodename "kprof-os".
  *   - anything else: -ENOSYS, and one console line per process and call;
@@ -993,7 +996,7 @@ static int lx_sysinfo(uint32_t uinfo)
 	struct sysinfo si;
 
 	memset(&si, 0, sizeof si);
-	si.uptime = (long)(clock_uptime_us() / 1000000);
+	si.uptime = (long)(clock_unwaited_us() / 1000000);
 	si.totalram = kalloc_total_pages();
 	si.freeram = kalloc_free_pages();
 	si.procs = (unsigned short)proc_count();
@@ -1005,7 +1008,7 @@ static int lx_sysinfo(uint32_t uinfo)
 
 static uint64_t clock_ns(uint32_t clk, int *err)
 {
-	uint64_t us = clock_uptime_us();
+	uint64_t us = clock_unwaited_us();
 
 	*err = 0;
 	switch (clk) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""make demo: every engine once, each on a bundled workload whose answer
-is known, each in a fresh QEMU under -icount through make profile's path;
-prints the head of each engine's report (the whole of each is in
-build/demo/ENGINE/). A newcomer sees all of them in one command."""
+"""make demo: every engine once on a bundled workload whose answer is
+known, then (where it applies) on a real program, Debian's Lua; each in a
+fresh QEMU under -icount through make profile's path; prints the head of
+each report (the whole of each is in build/demo/ENGINE/ and
+build/demo/ENGINE-lua/). A newcomer sees all of them in one command."""
 import os
 import subprocess
 import sys
@@ -17,12 +18,15 @@ HEAD = 30
 
 def main():
     status = 0
-    for engine, eng in ENGINES.items():
-        line, boot, what = eng.demo
-        out = os.path.join(OUT, engine)
+    runs = [(engine, eng, eng.demo, engine) for engine, eng in ENGINES.items()] + \
+        [(engine, eng, eng.real, engine + "-lua") for engine, eng in ENGINES.items() if eng.real]
+    for engine, eng, demo, name in runs:
+        line, boot, what = demo
+        out = os.path.join(OUT, name)
         print("\n== %s: %s\n   here: %s\n$ make profile ENGINE=%s CMD='%s'%s"
               % (engine, eng.question, what, engine, line,
                  " ARGS='%s'" % boot if boot else ""), flush=True)
+        os.makedirs(out, exist_ok=True)
         r = subprocess.run([sys.executable, os.path.join(TOP, "tests", "qemu", "profile.py"),
                             "--engine", engine, "--out", out, "--cmdline", boot, "--", line],
                            capture_output=True, text=True, cwd=TOP)

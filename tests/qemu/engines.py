@@ -19,6 +19,8 @@ An engine's entry (a class below, one instance of it in ENGINES) holds:
   samples(out)     the file ACCURACY=1 grades against the heat engine's
                    exact counts (for the engines that sample)
   demo             make demo's run: Demo(line, boot words, what it shows)
+  real             make demo's second run, on a real program (Lua, built
+                   from Debian's sources): a Demo, or None
   check            the suite's test profile_engine_NAME: Check(line, boot
                    words, files that must come out, the report's row of
                    the known hot function)
@@ -176,6 +178,7 @@ def one_program(engine, line):
 
 class Engine:
     """What every engine has unless it says otherwise."""
+    real = None
     dump = None
     export_hint = None
     accuracy = None
@@ -195,6 +198,8 @@ class Devkprof(Engine):
     export_hint = r"^(kpr: .*); export /dev/kpdata /dev/kpinfo to take the profile out$"
     demo = Demo("kwork loop 2000000 50; kwork copy 2000; spin 300", "",
                 "the kernel's hot loop, kwork_loop, on top")
+    real = Demo("lua /bin/share/lua/binarytrees.lua 14", "",
+                "what the kernel does for Lua's allocator: zeroing the pages its heap grows into")
     check = Check("kwork loop 1000000 20", "", ["dev/kpdata", "dev/kpinfo"],
                   r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+kwork_loop$")
     accuracy = Graded("kwork loop 100000 5", "")
@@ -270,6 +275,7 @@ class Heat(Engine):
     question = "exactly how many instructions does each function execute? (every one counted)"
     files = ["dev/heat", "dev/heatinfo"]
     demo = Demo("accwork mix 100", "", "every instruction counted: mix_a .. mix_f in a fixed ratio")
+    real = Demo("lua /bin/share/lua/nbody.lua 50", "", "Lua's start-up and n-body, every instruction counted")
     check = Check("accwork mix 50", "", ["dev/heat", "dev/heatinfo"],
                   r"^\s+[\d.]+\s+\d+\s+50\s+\d+\s+mix_a")
     accuracy = Graded("accwork mix 5", "")
@@ -293,6 +299,7 @@ class Dosprof(Engine):
     files = ["tmp/prof/dosprof.*"]
     dump = r"^dump (/tmp/prof/dosprof\.\d+)$"      # the driver's last line: its dump, by pid
     demo = Demo("dpwork aaaaabbbcc:4000", "", "dp_page_a, _b and _c at 50/30/20 %")
+    real = Demo("lua /bin/share/lua/nbody.lua 5000", "", "the hot addresses of Lua's bytecode loop")
     check = Check("dpwork aaaaabbbcc:2000", "", ["tmp/prof/dosprof.3"],
                   r"^\s+\d+\s+[\d.]+%\s+dp_page_a$")
     # near the top of DosProfile's 16-bit rate: about 270 samples of the
@@ -328,6 +335,7 @@ class MonteCarlo(Engine):
     export_hint = r"^(prof: report in .*) \(export them for kprof\)$"
     demo = Demo("mcwork run 30 60 10; kwork loop 2000000 20", "",
                 "the modules (kernel, mcwork) and routines, alpha:beta:gamma_ 30:60:10")
+    real = Demo("lua /bin/share/lua/spectralnorm.lua 100", "", "Lua's and glibc's routines, and the kernel's")
     check = Check("mcwork run 10 30 5", "", ["tmp/prof/mc.1", "tmp/prof/mc.1.dump"],
                   r"^\s+30\s+[\d.]+\s+[0-9a-f]{8}\s+mcwork\s+:beta$")
     accuracy = Graded("accwork mix 3000", "hz=20000")
@@ -356,6 +364,7 @@ class Stacks(Engine):
     files = ["dev/stacks"]
     demo = Demo("stackwork tree 30; stackwork sys 20", "",
                 "main -> a -> b -> leaf twice as long as main -> c -> leaf, and a system call's kernel frames")
+    real = Demo("lua /bin/share/lua/nbody.lua 5000", "", "main -> the interpreter -> luaV_execute")
     check = Check("stackwork tree 10", "", ["dev/stacks", "flame.svg", "flame.folded", "perf.data"],
                   r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+stackwork!leaf$")
     accuracy = Graded("accwork mix 3000", "hz=20000")

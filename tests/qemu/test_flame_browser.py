@@ -17,8 +17,8 @@ KPROF = build_path("kprof")
 KERNEL = build_path("kernel.elf")
 # the docs' pictures: each SVG (kprof's, committed) and its screenshot;
 # docs/flame-lua.png is the README's picture
-DOCS = [(os.path.join(ROOT, "docs", n + ".svg"), os.path.join(ROOT, "docs", n + ".png"))
-        for n in ("flame-stackwork", "flame-lua")]
+DOCS = [(os.path.join(ROOT, "docs", n + ".svg"), os.path.join(ROOT, "docs", n + ".png"), hot)
+        for n, hot in (("flame-stackwork", "leaf"), ("flame-lua", "luaV_execute"))]
 LINE = "stackwork tree 40; stackwork sys 20"
 HOT = "leaf"
 BACKGROUND = (0xfb, 0xf8, 0xef)     # wr_flame.c's page colour
@@ -125,7 +125,7 @@ def near(p, q, tol=3):
     return all(abs(a - b) <= tol for a, b in zip(p, q))
 
 
-def check_picture(h, label, png, boxes, svg_w, expected):
+def check_picture(h, label, png, boxes, svg_w, expected, hot_name=HOT):
     """The screenshot against the boxes: not blank (the boxes' area painted,
     their colours there), every box wider than 4 px in its own fill, and
     the hot function's box measured on a row of pixels: as wide as its
@@ -153,8 +153,8 @@ def check_picture(h, label, png, boxes, svg_w, expected):
         assert near(top, fill) and seen[top] >= 0.5 * sum(seen.values()), \
             "%s: box %s at x=%.2f y=%.1f: its pixels are %s, not its fill %s" \
             % (label, name, x, y, top, fill)
-    # the hot box: the widest box named HOT; the row of pixels just under its top edge
-    hot = max((i for i, b in enumerate(boxes) if b[0] == HOT), key=lambda i: expected[i])
+    # the hot box: the widest box named hot_name; the row of pixels just under its top edge
+    hot = max((i for i, b in enumerate(boxes) if b[0] == hot_name), key=lambda i: expected[i])
     y_hot = boxes[hot][3]
     yy = int(y_hot * k) + 1
     measured = []
@@ -173,7 +173,7 @@ def check_picture(h, label, png, boxes, svg_w, expected):
             % (label, name, y_hot, best, yy, want)
     widest = max(measured)
     assert widest[3] == hot, "%s: the widest box at %s's depth is %s (%d px), not %s" \
-        % (label, HOT, widest[1], widest[0], HOT)
+        % (label, hot_name, widest[1], widest[0], hot_name)
     line = "%s: %dx%d, %d colours, %d px painted of %d boxed; row %d: %s" % (
         label, w, hgt, len(colours), painted, area, yy,
         ", ".join("%s %d px (samples: %.2f)" % (n, b, want)
@@ -285,12 +285,12 @@ def flame_browser(h):
         check_picture(h, "kprof's SVG", png, boxes, svg_w,
                       expected_from_folded(texts["folded"], boxes, svg_w))
 
-        for doc_svg, doc_png_path in DOCS:
+        for doc_svg, doc_png_path, hot_name in DOCS:
             doc_png = os.path.join(tmp, "doc.png")
             boxes, svg_w, _ = screenshot(exe, tmp, doc_svg, doc_png)
             total = max(b[1] for b in boxes)
             check_picture(h, os.path.relpath(doc_svg, ROOT), doc_png, boxes, svg_w,
-                          {i: b[1] * (svg_w - 20) / total for i, b in enumerate(boxes)})
+                          {i: b[1] * (svg_w - 20) / total for i, b in enumerate(boxes)}, hot_name)
             if os.environ.get("KPROF_WRITE_PNG") == "1":
                 shutil.copyfile(doc_png, doc_png_path)
                 h.text += "wrote %s\n" % doc_png_path

@@ -35,12 +35,19 @@ def linux_hello(m):
 @test("linux_abort", timeout=60, icount=True)
 def linux_abort(m):
     """abort() ends the program as SIGABRT: wait status 134 (128 + 6), as
-    the host's shell shows it"""
+    the host's shell shows it; a write to NULL ends it with 139"""
     want, status = host("abort")
     assert status == -6, "on the host hello abort ended %d" % status
     m.wait_prompt()
     out = m.run("hello abort")
     assert out == want + "sh: hello: exit status 134\n", "hello abort printed %r" % out
+    # a fault kills a Linux program as it kills the project's: 139, as
+    # SIGSEGV shows in a shell, and the kernel's line
+    want, status = host("segv")
+    assert status == -11, "on the host hello segv ended %d" % status
+    out = m.run("hello segv")
+    m.check(out, [r"^writing to NULL$", r"^pid \d+ \(hello\): page fault at 0x00000000 eip 0x[0-9a-f]{8}$",
+                  r"^sh: hello: exit status 139 \(fault\)$"], ordered=True)
     m.halt()
 
 
@@ -121,9 +128,34 @@ def linux_repeat(m):
 @test("linux_fuzz", timeout=300, icount=True)
 def linux_fuzz(m):
     """random Linux calls with edge-value arguments (user/linux/lfuzz.c):
-    the kernel answers every one, and the program reaches its end"""
+    the kernel answers every one, and the program reaches its end; then
+    again with every engine on at once (the stack engine, Monte Carlo,
+    devkprof around DosProfile's driver), and under the heat engine,
+    which single-steps it"""
     m.wait_prompt()
     out = m.run("lfuzz 20000 7", timeout=240)
     m.check(out, [r"^lfuzz: 20000 calls, \d+ errors, \d+ ok$"])
     assert m.run("echo alive") == "alive\n"
+    out = m.run("echo start > /dev/stackctl; prof on; kpr dosprof -m hit -t 5 -p lfuzz lfuzz 20000 8; "
+                "prof off; echo stop > /dev/stackctl", timeout=240)
+    m.check(out, [r"^lfuzz: 20000 calls, \d+ errors, \d+ ok$", r"^kpr: \d+ ticks",
+                  r"^dump /tmp/prof/dosprof\.\d+$", r"^Total samples recorded = +\d+$"])
+    out = m.run("heat lfuzz 2000 9", timeout=240)
+    m.check(out, [r"^lfuzz: 2000 calls, \d+ errors, \d+ ok$",
+                  r"^heat: pid \d+ exited with status 0: \d+ instructions"])
+    assert m.run("echo alive") == "alive\n"
+    m.halt()
+
+
+@test("linux_ps", timeout=60)
+def linux_ps(m):
+    """ps shows which system calls each process makes: linux for a glibc
+    program (Lua), kprof for the project's own (the shell)"""
+    m.wait_prompt()
+    bg = int(re.search(r"^\[(\d+)\]$", m.run("lua -e 'for i = 1, 1e9 do end' &"), re.M).group(1))
+    out = m.run("ps")
+    m.check(out, [r"^PID PPID STATE UTICKS KTICKS ABI +NAME$",
+                  r"^\s*%d\s+\d+\s+\S+\s+\d+\s+\d+\s+linux\s+lua$" % bg,
+                  r"^\s*1\s+0\s+\S+\s+\d+\s+\d+\s+kprof\s+sh$"])
+    m.run("kill %d" % bg)
     m.halt()

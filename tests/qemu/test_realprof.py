@@ -26,12 +26,17 @@ NBODY = "lua /bin/share/lua/nbody.lua %d"
 
 def lines_for():
     """The script: each engine's lines around an n-body run (the heat
-    engine single-steps every instruction, so its run is shorter)."""
+    engine single-steps every instruction, so its run is shorter), its
+    output to a file, shown after all of them: a line written to the
+    serial console while a profile runs can take a time that is the
+    host's (the kernel waits for the UART's transmitter, and QEMU's UART
+    may wait for the host to read), which would move every sample after
+    it."""
     script = []
     for name in ("stacks", "devkprof", "dosprof", "mc", "heat"):
         eng = engines.ENGINES[name]
-        script += eng.script(NBODY % (20 if name == "heat" else 1000))
-    return script
+        script += eng.script(NBODY % (20 if name == "heat" else 1000) + " > /tmp/nbody." + name)
+    return script + ["cat /tmp/nbody.stacks /tmp/nbody.mc"]
 
 
 def nm_address(func):

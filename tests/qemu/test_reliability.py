@@ -6,7 +6,7 @@ import qemu
 
 from harness import test
 
-PS_SLEEP = r"^ *(\d+) +\d+ +sleep +\d+ +\d+ sleep$"
+PS_SLEEP = r"^ *(\d+) +\d+ +sleep +\d+ +\d+ +kprof +sleep$"
 
 
 @test("long_sleep_survives_rate_change", timeout=120, icount=True)

@@ -126,7 +126,7 @@ def shell_interrupt(m):
             forbid=[r"^not reached$"], ordered=True)
     same(m, "echo next", "next\n")
     # the foreground spin died with its shell; the background one runs on
-    procs = re.findall(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+\d+\s+spin$", m.run("ps"), re.M)
+    procs = re.findall(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+\d+\s+kprof\s+spin$", m.run("ps"), re.M)
     assert procs == [str(bg)], "spin processes after ^C: %s, want only %d" % (procs, bg)
     # a plain command, after a moment so that the shell has named it
     m.type_line("spin 100000")

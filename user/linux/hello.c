@@ -109,6 +109,12 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		abort();
 	}
+	if (argc > 1 && strcmp(argv[1], "segv") == 0) {
+		printf("writing to NULL\n");
+		fflush(stdout);
+		*(volatile int *)0 = 1;
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "enosys") == 0) {
 		/* fork is not there: the raw call, as glibc's fork uses clone */
 		long r = syscall(SYS_fork);
