@@ -11,7 +11,9 @@
 # report): under -icount a real program's profile is as repeatable as the
 # project's own (AT_RANDOM, getrandom and the clocks come from the boot
 # line and the guest's own time, not from the host).
+import contextlib
 import filecmp
+import io
 import os
 import re
 import subprocess
@@ -52,7 +54,9 @@ def boot(out):
 
 def report(eng, out, h=None):
     text = ""
-    for argv in eng.reports(out, []):
+    with contextlib.redirect_stdout(io.StringIO()):     # the stack engine says where its files went
+        runs = eng.reports(out, [])
+    for argv in runs:
         if argv[0] != engines.KPROF:
             continue            # head of the folded file, perf script: shown by make profile only
         r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
