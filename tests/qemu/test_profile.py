@@ -6,6 +6,7 @@
 # test an engine, so that run.py -j runs them side by side.
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,35 @@ def profile_failures(h):
     assert r.returncode == 2 and "profiles one program" in r.stderr, r.stderr
     r = run("--engine", "profil", "--", "spin 1")
     assert r.returncode == 2 and "no program of the line has a -pg build" in r.stderr, r.stderr
+    # a glibc program: profil cannot, and says why (exit 1, not a usage error)
+    r = run("--engine", "profil", "--", "lua -e 'x = 1'")
+    assert r.returncode == 1 and "is a Linux (glibc) program" in r.stderr, r.stderr
+
+
+@test("profile_prog", timeout=120, qemu=False)
+def profile_prog(h):
+    """make profile PROG=FILE: the initrd rule copies each file into /bin
+    (make -n shows the copy), a missing one stops make with its name, and
+    the engines' table finds its ELF for the symbolizer and for the
+    engines that trace one program (KPROF_PROGS, which make sets)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        prog = os.path.join(tmp, "myprog")
+        shutil.copyfile(os.path.join(ROOT, "build", "debian", "bin", "libctest"), prog)
+        r = subprocess.run(["make", "-n", "PROG=" + prog, "build/initrd.tar"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        h.text += r.stdout[-2000:] + r.stderr
+        assert r.returncode == 0 and re.search(r"^cp %s build/initrd/bin/$" % re.escape(prog), r.stdout, re.M), \
+            r.stdout[-2000:] + r.stderr
+        r = subprocess.run(["make", "PROG=" + os.path.join(tmp, "nosuch"), "build/initrd.prog"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0 and "PROG: no file %s" % os.path.join(tmp, "nosuch") in r.stderr, r.stderr
+        code = ("import engines; print(engines.program_elf('myprog')); print(' '.join(engines.user_elfs())); "
+                "print(engines.one_program('heat', 'myprog 1 2')); print(engines.linux_program('%s'))" % prog)
+        r = subprocess.run([sys.executable, "-c", code], cwd=os.path.join(ROOT, "tests", "qemu"),
+                           env=dict(os.environ, KPROF_PROGS=prog), capture_output=True, text=True, timeout=60)
+        lines = r.stdout.splitlines()
+        assert r.returncode == 0 and lines[0] == prog and "--elf " + prog in lines[1] and \
+            lines[2] == "['myprog', '1', '2']" and lines[3] == "True", r.stdout + r.stderr
 
 
 @test("vm_script_failures", timeout=120, qemu=False)
