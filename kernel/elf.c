@@ -140,6 +140,21 @@ int elf_find_section(const struct elf_image *im, uint32_t type, struct secthdr *
 	return -ENOENT;
 }
 
+int elf_find_section_named(const struct elf_image *im, const char *name, struct secthdr *sh)
+{
+	struct secthdr names;
+	uint32_t n = strlen(name) + 1;
+	char buf[32];
+
+	if (n > sizeof buf || elf_section(im, im->eh.shstrndx, &names) < 0)
+		return -ENOENT;
+	for (uint32_t i = 0; i < im->eh.shnum; i++)
+		if (elf_section(im, i, sh) == 0 && sh->name < names.size && names.size - sh->name >= n &&
+		    elf_read(im, buf, n, names.offset + sh->name) == 0 && memcmp(buf, name, n) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
 /* A note: namesz, descsz, type, then the name and the descriptor, each
  * padded to 4 bytes. */
 int elf_find_note(const struct elf_image *im, const char *owner, uint32_t type,

@@ -83,6 +83,8 @@ int elf_read(const struct elf_image *im, void *buf, uint32_t n, uint32_t off);
 int elf_section(const struct elf_image *im, uint32_t i, struct secthdr *sh);
 /* the first section of the given type; its index, or -ENOENT */
 int elf_find_section(const struct elf_image *im, uint32_t type, struct secthdr *sh);
+/* the section named name (".eh_frame"); its index, or -ENOENT */
+int elf_find_section_named(const struct elf_image *im, const char *name, struct secthdr *sh);
 /* Copies the descriptor of the first note with this owner and type into
  * desc (at most max bytes); its full size, or -ENOENT. */
 #define NT_GNU_BUILD_ID 3      /* the note type of a GNU build-id (owner "GNU") */

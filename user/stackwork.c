@@ -11,6 +11,9 @@
  *   stackwork tiny N     most time in tiny leaf functions, so that ticks
  *                        land in prologues and epilogues: main -> t1 ->
  *                        tiny, main -> t2 -> tiny
+ *   stackwork cheap N    main -> g1 -> g2 -> getpid(), N times: most ticks
+ *                        in the system call's entry and exit, whose stubs
+ *                        hold the user's registers in the registers
  *   stackwork inline N   main -> outer, and in outer the work of inner,
  *                        which the compiler inlined: the DWARF names it
  * Every routine is its own (noipa), so the stacks are the source's, but
@@ -34,6 +37,9 @@ __attribute__((noipa)) static void c(unsigned n) { leaf(n); sink++; }
 
 __attribute__((noipa)) static void s2(unsigned n) { kwork(KWORK_LOOP, n); sink++; }
 __attribute__((noipa)) static void s1(unsigned n) { s2(n); sink++; }
+
+__attribute__((noipa)) static void g2(void) { sink += getpid(); }
+__attribute__((noipa)) static void g1(void) { g2(); sink++; }
 
 __attribute__((noipa)) static unsigned tiny(unsigned x) { return x * 3 + 1; }
 __attribute__((noipa)) static void t1(unsigned n)
@@ -68,7 +74,7 @@ __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 
 static void usage(void)
 {
-	fprintf(2, "usage: stackwork tree|tree2|sys|tiny|inline N | stackwork broken null|self|kernel|unmapped|odd\n");
+	fprintf(2, "usage: stackwork tree|tree2|sys|cheap|tiny|inline N | stackwork broken null|self|kernel|unmapped|odd\n");
 	exit(2);
 }
 
@@ -109,6 +115,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "sys"))
 		for (unsigned i = 0; i < n; i++)
 			s1(100000);
+	else if (!strcmp(argv[1], "cheap"))
+		for (unsigned i = 0; i < n; i++)
+			g1();
 	else if (!strcmp(argv[1], "inline"))
 		for (unsigned i = 0; i < n; i++)
 			outer(300000);

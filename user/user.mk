@@ -117,6 +117,23 @@ $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LINUX_CFLAGS) -o $@ $< -lm
 
+# omitfp, a known call tree, without frame pointers (the compiler's -O2
+# default on i386, said outright), with them in half of it, and with them
+# everywhere: the stack engine walks all three by their unwind tables
+OMITFP_BINS := $(patsubst %,$(BUILD)/user/bin/%,omitfp omitfp-mix omitfp-fp)
+USER_BINS += $(OMITFP_BINS)
+OMITFP_SRC := user/linux/omitfp.c user/linux/omitfp_leaf.c user/linux/omitfp.h
+$(BUILD)/user/bin/omitfp: $(OMITFP_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(LINUX_CFLAGS) -fomit-frame-pointer -o $@ $(filter %.c,$^)
+$(BUILD)/user/bin/omitfp-mix: $(OMITFP_SRC)
+	@mkdir -p $(@D) $(BUILD)/user/linux
+	$(CC) $(LINUX_CFLAGS) -fno-omit-frame-pointer -c -o $(BUILD)/user/linux/omitfp-mix.o user/linux/omitfp.c
+	$(CC) $(LINUX_CFLAGS) -fomit-frame-pointer -o $@ $(BUILD)/user/linux/omitfp-mix.o user/linux/omitfp_leaf.c
+$(BUILD)/user/bin/omitfp-fp: $(OMITFP_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(LINUX_CFLAGS) -fno-omit-frame-pointer -o $@ $(filter %.c,$^)
+
 # The same program as a static PIE (loaded at ELF_DYN_BASE, elf.h), and
 # ones spawn refuses: dynamically linked (PT_INTERP), cut short, for
 # another machine (e_machine 62, x86-64). They are built outside

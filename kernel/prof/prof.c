@@ -33,6 +33,7 @@
 #include "lib.h"
 #include "proc.h"
 #include "prof/engines.h"
+#include "prof/unwind.h"
 #include "symtab.h"
 
 volatile prof_sample_fn prof_tick;
@@ -316,6 +317,7 @@ void prof_spawn(struct proc *p, const struct elf_image *img)
 	memset(&p->prof, 0, sizeof p->prof);
 	program_record(&p->prof.prog, p, img);
 	symtab_spawn(p, img);
+	unwind_spawn(p, img);
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->spawn)
 			engines[i]->spawn(p, img);
@@ -327,6 +329,8 @@ void prof_exit(struct proc *p)
 	for (int i = 0; i < nengines; i++)
 		if (engines[i]->exit)
 			engines[i]->exit(p);
+	p->prof.exited = true;
+	unwind_exit(p);
 	symtab_exit(p);
 }
 

@@ -12,6 +12,7 @@
 
 struct proc;
 struct elf_image;
+struct unw_table;
 
 /* One sample, as every engine sees it: what was interrupted, where, and
  * how much it weighs. The source builds it once (the clock at every tick;
@@ -99,7 +100,7 @@ struct prof_engine {
  * framework, before any engine's spawn hook: every engine names a
  * program by it (a dump's module, a report's line). The symbols are the
  * symbol service's (p->syms, loaded while a profiler holds the service:
- * symtab.h). Later, the unwind tables go here too. */
+ * symtab.h); so is the unwind table (kernel/prof/unwind.h). */
 #define PROF_PATHMAX 64
 struct prof_program {
 	char name[16];                  /* the file's name: p->name */
@@ -107,6 +108,8 @@ struct prof_program {
 	uint8_t build_id[BUILDID_MAX];  /* the GNU build-id note's bytes */
 	uint32_t idlen;                 /* BUILDID_MAX, or 0: the ELF has none */
 	char build_id_hex[2 * BUILDID_MAX + 1];  /* "" for none */
+	struct unw_table *unw;          /* its unwind table, made while an engine
+	                                 * wants them (unwind.h); NULL: none */
 };
 
 /* Each process's profiling state. An engine keeps its own per-process data
@@ -116,6 +119,8 @@ struct prof_program {
 struct prof_proc {
 	void *slot[PROF_MAXENGINES];
 	struct prof_program prog;
+	bool exited;            /* prof_exit ran: its memory is going, its
+	                         * user stack is no longer there to walk */
 };
 
 /* Registration, at boot: after it the engine's lifecycle hooks (spawn,

@@ -31,6 +31,7 @@
 #include "proc.h"
 #include "prof/engines.h"
 #include "prof/prof.h"
+#include "prof/unwind.h"
 
 /* A sample is built in a buffer of words, in the order a table entry
  * keeps them: the two words at the leaf's stack pointer (not part of the
@@ -151,23 +152,107 @@ static uint32_t prog_of(struct proc *p)
 	return st.progof[i] = (uint8_t)++st.nprogs;
 }
 
-/* The user's side of a sample: frames from tf into f (max of them, and
+/* Where a user walk starts: the user's pc, stack pointer and frame
+ * pointer at the tick, or where the kernel was entered */
+struct uregs {
+	uint32_t pc, sp, fp;
+};
+
+/* The user's frames through p's unwind table t (include/unwtab.h), from
+ * r into f: at each frame the rule of its pc (a return address's call,
+ * the byte before it, past the leaf) says where the CFA is, the return
+ * address at CFA - 4 and the caller's ebp, if the function saved it;
+ * where no CFI covers the pc, the frame pointer does (CFA = ebp + 8, the
+ * caller's ebp at ebp); gcc's realigning main() keeps both in its frame
+ * (UNW_DEREF). The stack pointer must climb at every frame and
+ * every load stays in user space, through the fault fixup, so garbage
+ * ends the walk instead of the kernel, and a return address outside the
+ * code the table covers ends it without becoming a frame. Sets
+ * STK_UTRUNC in *fl when the walk could not reach the outermost frame (_start's, whose return
+ * address the CFI calls undefined, or a null frame pointer); returns the
+ * number of frames, at most max, their sum added to *h. */
+static inline __attribute__((always_inline)) uint32_t
+table_walk(const struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint32_t *h, uint32_t *fl)
+{
+	uint32_t n = 0, sum = *h, key = r.pc, sp = r.sp, fp = r.fp, pc = r.pc;
+
+	for (;;) {
+		const struct unw_rule *ru = &t->rule[unw_find(t, key)];
+		uint32_t cfa, ebp_at = 0;
+
+		if (n == max) {
+			if (ru->how != UNW_END && !(ru->how == UNW_NONE && fp == 0))
+				*fl |= STK_UTRUNC;      /* more frames than the depth */
+			break;
+		}
+		f[n++] = pc;
+		sum += pc;
+		if (ru->how == UNW_ESP) {
+			cfa = sp + ru->off;
+			ebp_at = (uint32_t)(int32_t)ru->ebp;
+		} else if (ru->how == UNW_EBP) {
+			cfa = fp + ru->off;
+			ebp_at = (uint32_t)(int32_t)ru->ebp;
+		} else if (ru->how == UNW_DEREF) {
+			/* realigning main: the CFA and the caller's ebp in
+			 * its frame, within 512 bytes of ebp */
+			if (fp - (USER_BASE + 512) > USER_TOP - 1024 - USER_BASE ||
+			    !arch_user_load32((const uint32_t *)(fp + ru->off), &cfa) ||
+			    !arch_user_load32((const uint32_t *)(fp + 4 * (int32_t)ru->ebp), &fp)) {
+				*fl |= STK_UTRUNC;
+				break;
+			}
+		} else if (ru->how == UNW_NONE && fp >= sp) {
+			cfa = fp + 8;                   /* a frame-pointer frame */
+			ebp_at = (uint32_t)-2;
+		} else {
+			if (ru->how != UNW_END && !(ru->how == UNW_NONE && fp == 0))
+				*fl |= STK_UTRUNC;      /* CFI not kept, or no frame */
+			break;
+		}
+		/* climbing, and the words at CFA - 8 .. CFA - 4 * 128 in user space */
+		if (cfa <= sp || cfa - (USER_BASE + 512) > USER_TOP - 4 - (USER_BASE + 512) ||
+		    !arch_user_load32((const uint32_t *)(cfa - 4), &pc) ||
+		    (ebp_at && !arch_user_load32((const uint32_t *)(cfa + 4 * ebp_at), &fp))) {
+			*fl |= STK_UTRUNC;
+			break;
+		}
+		if (pc - t->lo >= t->span) {
+			/* not a return into the program's code: CFI that is
+			 * wrong here (glibc's i386 memcpy pushes a register
+			 * and does not say so), or a stack being torn down */
+			*fl |= STK_UTRUNC;
+			break;
+		}
+		sp = cfa;
+		key = pc - 1;
+	}
+	*h = sum;
+	return n;
+}
+
+/* The user's side of a sample: frames from r into f (max of them, and
  * room for one more, which the chain may read past the depth), their sum
- * added to *h; sets STK_UTRUNC in *fl when the chain was cut. */
-static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, const struct trapframe *tf,
+ * added to *h; sets STK_UTRUNC in *fl when the chain was cut. A program
+ * with an unwind table is walked through it, one without by its frame
+ * pointers, two frames a turn (arch_user_chain). */
+static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, struct uregs r,
 								 uint32_t *f, uint32_t max, uint32_t *h,
 								 uint32_t *fl)
 {
-	uint32_t fp = arch_frame_fp(tf), sum = *h + arch_frame_pc(tf), bits = 0, *o;
-	bool whole;
+	uint32_t fp = r.fp, sum = *h + r.pc, bits = 0, *o;
+	const struct unw_table *t = p->prof.prog.unw;
+	bool whole, loaded = p->pgdir == arch_loaded_pgdir();
 	int n = -1;
 
 	if (max == 0) {
 		*fl |= STK_UTRUNC;      /* no room left for the user's frames */
 		return 0;
 	}
-	f[0] = arch_frame_pc(tf);
-	if (p->pgdir == arch_loaded_pgdir() && fp - USER_BASE <= USER_TOP - 8 - USER_BASE) {
+	if (t && loaded && r.sp - USER_BASE <= USER_TOP - 8 - USER_BASE)
+		return table_walk(t, r, f, max, h, fl);
+	f[0] = r.pc;
+	if (loaded && fp - USER_BASE <= USER_TOP - 8 - USER_BASE) {
 		o = arch_user_chain(fp, f + 1, f + max, &sum, &bits, &whole);
 		n = bits % 4 ? -1 : o - (f + 1);        /* misaligned somewhere: -1 */
 	}
@@ -203,11 +288,14 @@ static void ARCH_FASTCALL user_sample(struct proc *p, const struct trapframe *tf
 	uint32_t sp = arch_frame_sp(tf);
 
 	buf[W_RET] = buf[W_RET + 1] = 0;
-	if (sp - USER_BASE <= USER_TOP - 8 - USER_BASE &&
+	/* the words a repair needs; a table's walk is exact at every
+	 * instruction, and needs none */
+	if (!p->prof.prog.unw && sp - USER_BASE <= USER_TOP - 8 - USER_BASE &&
 	    arch_user_load32((const uint32_t *)sp, &buf[W_RET]))
 		arch_user_load32((const uint32_t *)sp + 1, &buf[W_RET + 1]);
 	if (st.mode != KERNEL_ONLY)
-		nu = user_side(p, tf, buf + W_FRAMES, st.depth, &h, &fl);
+		nu = user_side(p, (struct uregs){ arch_frame_pc(tf), sp, arch_frame_fp(tf) },
+			       buf + W_FRAMES, st.depth, &h, &fl);
 	finish(buf, p, fl, 0, nu, h, w);
 }
 
@@ -233,8 +321,16 @@ static void ARCH_FASTCALL kernel_sample(const struct prof_sample *s, uint32_t w)
 		buf[W_RET] = kernel_word(arch_frame_sp(tf));
 		buf[W_RET + 1] = kernel_word(arch_frame_sp(tf) + 4);
 	}
-	if (st.mode != KERNEL_ONLY)
-		nu = user_side(p, p->tf, f + nk, st.depth - nk, &h, &fl);
+	if (st.mode != KERNEL_ONLY && !p->prof.exited) {
+		/* where the kernel was entered (an exiting process has
+		 * no user stack left to walk); in the gate's stubs the user's
+		 * ebp is in the register, not yet or no longer in the frame */
+		struct uregs r = { arch_frame_pc(p->tf), arch_frame_sp(p->tf), arch_frame_fp(p->tf) };
+
+		if (arch_user_regs_live(tf, p->tf))
+			r.fp = arch_frame_fp(tf);
+		nu = user_side(p, r, f + nk, st.depth - nk, &h, &fl);
+	}
 	finish(buf, p, fl, nk, nu, h, w);
 }
 
@@ -316,6 +412,7 @@ static int st_start(void)
 			st.followed[p - procs] = true;
 	}
 	st.on = true;
+	unwind_hold();                  /* programs spawned from now on get tables */
 	prof_set_hold(&engine, true);
 	prof_set_sampling(&engine, true);
 	return 0;
@@ -325,6 +422,8 @@ static void st_stop(void)
 {
 	prof_set_sampling(&engine, false);
 	prof_set_hold(&engine, false);
+	if (st.on)
+		unwind_release();
 	st.on = false;
 }
 

@@ -1,6 +1,8 @@
 /* fuzz.c: the libFuzzer target of one reader, chosen when it is built
- * (-DFUZZ_TARGET='"kpdata"'), of the common dump header ("dump") or of
- * the ELF code ("elf"). A reader's input goes to its from-memory parse and,
+ * (-DFUZZ_TARGET='"kpdata"'), of the common dump header ("dump"), of
+ * the ELF code ("elf") or of the kernel's unwind-table builder
+ * ("ehframe", bytes taken as an .eh_frame). A reader's input goes to its
+ * from-memory parse and,
  * when taken, on through the symbolizer (FUZZ_ELF, the fixture kernel) and
  * the text views: whatever the bytes, 0 or -1, never a crash, a leak or a
  * sanitizer report. `make fuzz` builds and runs one per reader; test_fuzz.c
@@ -24,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sampleset_free(&ss);
 	} else if (strcmp(FUZZ_TARGET, "elf") == 0) {
 		kelf_fuzz(data, size);
+	} else if (strcmp(FUZZ_TARGET, "ehframe") == 0) {
+		unw_fuzz(data, size);
 	} else {
 		if (r == NULL && (r = reader_named(FUZZ_TARGET)) == NULL)
 			abort();

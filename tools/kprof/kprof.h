@@ -553,6 +553,19 @@ int annotate_functions(FILE *out, struct symbolizer *sy, const struct sampleset 
 	     const struct symbolizer *hsy, const struct sampleset *heat, const char *func, long top,
 	     const char *what);
 
+/* ---- unwind.c: kprof unwind, the kernel's unwind tables (include/unwtab.h) ---- */
+
+struct unw_env;
+struct unw_rule;
+extern const struct unw_env unw_host_env;       /* malloc, free, qsort */
+/* a rule as the docs write it: "cfa=esp+8 ra=cfa-4 ebp=cfa-8" */
+void unw_format(char *buf, size_t n, const struct unw_rule *r);
+int unwind_main(int argc, char **argv);
+/* bytes as an .eh_frame, through the builder and every lookup of the
+ * table it makes (the fuzz target, and test_fuzz's replay): 0 built, -1
+ * refused, abort() on a table that breaks its own rules */
+int unw_fuzz(const unsigned char *buf, size_t len);
+
 /* ---- rd_gmon.c and wr_gmon.c: profil(2)'s gmon files ---- */
 
 #define GMON_MAX_BYTES (64u << 20)   /* larger than any file the guest can write */

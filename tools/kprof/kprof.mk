@@ -19,7 +19,7 @@ KPROF_OBJ  := $(BUILD)/tools/kprof
 KPROF_READERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/rd_*.c)))
 KPROF_WRITERS := $(basename $(notdir $(wildcard $(KPROF_SRC)/wr_*.c)))
 KPROF_CORE := util kpinfo dump pipeline symbolize elffuzz profile lines disasm $(KPROF_READERS) $(KPROF_WRITERS) \
-	stacks
+	stacks unwind unwind_build
 KPROF_TESTS := test_main test_util test_parse test_cli test_export test_bugs test_fuzz test_annotate
 
 KPROF_PKGS   := libelf libdw capstone
@@ -50,13 +50,25 @@ $(KPROF_GEN)/profile.pb-c.c $(KPROF_GEN)/profile.pb-c.h: $(KPROF_SRC)/profile.pr
 	@mkdir -p $(KPROF_GEN)
 	protoc-c --c_out=$(KPROF_GEN) --proto_path=$(KPROF_SRC) profile.proto
 
-$(filter-out %/pb.o,$(KPROF_OBJS)): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+$(filter-out %/pb.o %/unwind_build.o,$(KPROF_OBJS)): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
 
-$(filter-out %/pb.o,$(KPROF_ASAN_OBJS)): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+$(filter-out %/pb.o %/unwind_build.o,$(KPROF_ASAN_OBJS)): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
+
+# the unwind-table builder is the kernel's own file, compiled here too
+# (kprof unwind shows its tables, the ehframe fuzz target fuzzes it)
+$(KPROF_OBJ)/unwind_build.o: kernel/prof/unwind_build.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
+$(KPROF_OBJ)/asan/unwind_build.o: kernel/prof/unwind_build.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
+$(KPROF_OBJ)/fuzz/unwind_build.o: kernel/prof/unwind_build.c | $(KPROF_ORDER)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
 
 # the generated encoder, and what includes its header
 $(KPROF_OBJ)/pb.o: $(KPROF_GEN)/profile.pb-c.c
@@ -121,7 +133,7 @@ kprof-bench: $(BUILD)/kprof
 # ---- fuzzing: one target per reader, plus the dump header and the ELF ----
 FUZZCC   ?= clang
 FUZZTIME ?= 60
-KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump elf
+KPROF_FUZZ_NAMES := $(patsubst rd_%,%,$(KPROF_READERS)) dump elf ehframe
 KPROF_FUZZ_BINS  := $(patsubst %,$(BUILD)/fuzz-%,$(KPROF_FUZZ_NAMES))
 KPROF_FUZZ_CORE  := $(patsubst %,$(KPROF_OBJ)/fuzz/%.o,$(KPROF_CORE))
 KPROF_FUZZ_LINK  := $(KPROF_FUZZ_CORE) $(KPROF_OBJ)/fuzz/pb.o
@@ -129,7 +141,7 @@ KPROF_FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 KPROF_FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(KPROF_SRC) -I$(KPROF_GEN) \
 	$(KPROF_PKGCF)
 
-$(KPROF_FUZZ_CORE): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
+$(filter-out %/unwind_build.o,$(KPROF_FUZZ_CORE)): $(KPROF_OBJ)/fuzz/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@command -v $(FUZZCC) >/dev/null || { echo "fuzz: no $(FUZZCC): apt-get install clang" >&2; exit 1; }
 	@mkdir -p $(@D)
 	$(FUZZCC) $(KPROF_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@

@@ -40,7 +40,8 @@ static void help(void)
 	       "  kprof accuracy PROG.elf HEAT SAMPLES  a sampled profile against the exact one\n"
 	       "  kprof diff KERNEL.elf BASE NEW      what changed between two stack dumps\n"
 	       "  kprof annotate ELF DUMP [FUNC]      a function's instructions and source lines with\n"
-	       "                                      their samples (--heat HEAT: exact counts beside)\n\n"
+	       "                                      their samples (--heat HEAT: exact counts beside)\n"
+	       "  kprof unwind ELF [FUNC]             the unwind table the kernel makes from ELF's .eh_frame\n\n"
 	       "  --kpinfo FILE        the kpinfo to use instead of the one beside a kpdata\n"
 	       "  --lines              a row per source line (file:line, from DWARF)\n"
 	       "  --addr               a row per bin address, with symbol+offset and instruction\n"
@@ -183,6 +184,8 @@ int main(int argc, char **argv)
 	struct ropen ro = { 0 };
 	int status = 2;
 
+	if (argc > 1 && strcmp(argv[1], "unwind") == 0)   /* an ELF's table: no dump */
+		return unwind_main(argc - 1, argv + 1);
 	/* the subcommands are the writers with views of their own */
 	if (argc > 1 && writer_named(argv[1]) && writer_named(argv[1])->view)
 		return view_main(writer_named(argv[1]), argc - 1, argv + 1);

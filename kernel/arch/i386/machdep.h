@@ -258,6 +258,24 @@ static inline uint32_t arch_frame_sp(const struct trapframe *tf)
 {
 	return arch_frame_user(tf) ? tf->esp : (uint32_t)&tf->esp;
 }
+/* The system-call gate keeps interrupts on, so a tick may land in its
+ * entry stub before pusha saved the user's registers into the frame, or
+ * in trapret after popa restored them (and the tick's own frame, pushed
+ * below, overwrote their slots): there the user's ebp is live in the
+ * register, and the frame's is stale. ktf is the tick's frame (a trap from
+ * the kernel), utf the frame the user's trap is building or leaving, at
+ * the top of the kernel stack; the interrupted stack pointer above utf
+ * tells that outermost frame from a nested one. (vectors.asm) */
+extern const uint32_t trap_live[4];     /* [0, 1) and [2, 3): the two stubs */
+static inline bool arch_user_regs_live(const struct trapframe *ktf, const struct trapframe *utf)
+{
+	uint32_t pc = ktf->eip;
+
+	return (pc - trap_live[0] < trap_live[1] - trap_live[0] ||
+		pc - trap_live[2] < trap_live[3] - trap_live[2]) &&
+	       arch_frame_sp(ktf) > (uint32_t)utf;
+}
+
 /* for tests: the clock's interrupt, raised in software at this point, goes
  * through the same entry and frame as the timer's */
 static inline void arch_raise_clock(void) { __asm__ volatile("int $32" ::: "memory"); }

@@ -56,11 +56,6 @@ VEC_NOERR i
 %assign i i+1
 %endrep
 
-vector_syscall:
-	push dword 0
-	push dword 0x80
-	jmp alltraps
-
 ; the rest of a struct trapframe, and the kernel's segments
 %macro SAVE 0
 	push ds
@@ -105,21 +100,39 @@ vec_debug:
 	call debug_intr
 	jmp trapret
 
+; The system call's gate is a trap gate: interrupts stay on, and a tick
+; may land anywhere from vector_syscall to the end of alltraps' SAVE, and
+; in trapret after popa. There the user's registers are in the registers,
+; not in the frame (machdep.h, arch_user_regs_live): the stack engine
+; takes the user's ebp from there. trap_live is the two ranges, start and
+; end; their ends are equates, not labels, so that no symbol names the
+; code after them. The other vectors are interrupt gates, and jump into
+; alltraps with interrupts off.
+vector_syscall:
+	push dword 0
+	push dword 0x80
 alltraps:
 	SAVE
+ENTRY_LIVE_END equ $ - vector_syscall
 	push esp                ; struct trapframe *
 	call trap
 	add esp, 4
 trapret:
 	popa
+EXIT_LIVE equ $ - trapret
 	pop gs
 	pop fs
 	pop es
 	pop ds
 	add esp, 8              ; trapno and error code
 	iret
+EXIT_LIVE_END equ $ - trapret
 
 section .rodata
+global trap_live
+trap_live:
+	dd vector_syscall, vector_syscall + ENTRY_LIVE_END
+	dd trapret + EXIT_LIVE, trapret + EXIT_LIVE_END
 vectors:
 %assign i 0
 %rep 48
