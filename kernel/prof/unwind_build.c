@@ -265,8 +265,10 @@ static int read_fde(const uint8_t *sec, uint32_t len, uint32_t addr, uint32_t of
 	if (id == 0 || id > off + 4)
 		return UNW_ECIE;
 	cie_off = off + 4 - id;
-	if (cie_off != c->off && (e = read_cie(sec, len, addr, cie_off, c)) < 0)
+	if (cie_off != c->off && (e = read_cie(sec, len, addr, cie_off, c)) != 0) {
+		c->off = 0xFFFFFFFF;    /* half read: not a CIE to reuse */
 		return e;
+	}
 	f->pc = pointer(&r, c->enc, sec, addr, &ok);
 	f->range = pointer(&r, c->enc & 0x0F, sec, addr, &ok);
 	if (!ok)
@@ -351,6 +353,7 @@ struct build {
 	struct unw_row *row;
 	uint32_t *blk;
 	uint32_t nrows, nblk, last_rule;
+	uint32_t cap;                   /* the rows the first pass counted */
 	bool pending;
 	uint32_t pend_pc, pend_rule;
 	uint32_t bad;
@@ -387,6 +390,13 @@ static void commit(struct build *b, uint32_t pc, uint32_t rule)
 	if (b->write) {
 		uint32_t d = pc - b->t->lo;
 
+		/* the second pass makes the first's rows; were it ever to
+		 * make more, or one outside the span, they are not written
+		 * and the build fails (unw_build compares the counts) */
+		if (b->nrows >= b->cap || d >= b->t->span) {
+			b->nrows = b->cap + 1;
+			return;
+		}
 		while (b->nblk <= d >> b->t->shift)
 			b->blk[b->nblk++] = b->nrows;
 		b->row[b->nrows] = (struct unw_row){ (uint16_t)(d & 0xFFFF), (uint16_t)rule };
@@ -796,7 +806,13 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 	b.write = true;
 	b.t = t;
 	b.nblk = 0;
+	b.cap = b.nrows;
 	pass(&b, ix, n, st);
+	if (b.nrows == 0 || b.nrows != b.cap || b.t->row[0].off != 0 || b.blk[0] != 0) {
+		env->free(env->ctx, m, bytes);         /* cannot happen: a bug here */
+		err = -UNW_ECIE;
+		goto out;
+	}
 	while (b.nblk <= nblocks)
 		b.blk[b.nblk++] = b.nrows;
 	t->nrows = b.nrows;

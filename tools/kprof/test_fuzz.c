@@ -10,6 +10,7 @@
 /* The inputs in tools/kprof/fuzz/NAME; returns how many. */
 static struct symbolizer *sy;
 
+/* elf: 1 the ELF code, 2 the unwind-table builder (unw_fuzz) */
 static int replay(const char *name, const struct reader *r, int elf)
 {
 	char dir[4096], path[4608];
@@ -32,7 +33,7 @@ static int replay(const char *name, const struct reader *r, int elf)
 		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		assert_int_equal(kp_readfile(path, 1 << 24, &buf, &len), 0);
 		memset(&ss, 0, sizeof ss);
-		rc = elf ? kelf_fuzz(buf, len) : r ? r->parse(&ss, buf, len, path) :
+		rc = elf == 2 ? unw_fuzz(buf, len) : elf ? kelf_fuzz(buf, len) : r ? r->parse(&ss, buf, len, path) :
 		     dump_fuzz(&ss, buf, len, path);
 		/* and the rest of the pipeline, as the fuzzer runs it */
 		if (r && sy)
@@ -66,6 +67,7 @@ static void every_reader_replays(void **state)
 			fail_msg("reader %s has no saved fuzzer inputs", readers[i]->name);
 	assert_true(replay("dump", NULL, 0) > 0);
 	assert_true(replay("elf", NULL, 1) > 0);
+	assert_true(replay("ehframe", NULL, 2) > 0);   /* the kernel's unwind-table builder */
 	symbolizer_close(&fix);
 	sy = NULL;
 }
