@@ -21,11 +21,13 @@
  *
  * A row says the rule from its address up to the next row's. The rows are
  * sorted, and found through a two-level index: the code is cut into blocks
- * of 1 << shift bytes, blk[] gives the first row that starts in each
- * block, and a short scan of that block's rows finds the last one at or
- * before the address. A row keeps only the low 16 bits of its offset from
- * lo: a block is at most 64 KiB and never straddles a 64 KiB boundary
- * (counting from lo), so within one block those bits compare rightly. The
+ * of 1 << shift bytes, the first row that starts in each block is
+ * coarse[] (one a 64 KiB window of code) plus fine[] (one a block, 16
+ * bits, since a window holds fewer than 65536 rows), and a short scan of
+ * the block's rows finds the last one at or before the address. A row
+ * keeps only the low 16 bits of its offset from lo: a block never
+ * straddles a 64 KiB window (counting from lo), so within one block those
+ * bits compare rightly. The
  * rules are few (a few hundred in a program of thousands of functions),
  * so a row names its rule by a 16-bit index: a row is 4 bytes. A table is
  * smaller than the .eh_frame it was made from. */
@@ -64,33 +66,73 @@ struct unw_row {                /* 4 bytes */
 	uint16_t rule;          /* its rule: an index into rule[] */
 };
 
+/* A walk meets the same return addresses tick after tick (a hot loop's
+ * callers): it keeps the last rules it looked up, by address, so that
+ * most frames cost a load and a compare instead of a search. */
+#define UNW_CACHE 64
+struct unw_cached {
+	uint32_t key;           /* the address looked up, + 1: 0 is empty */
+	struct unw_rule rule;
+};
+
 /* A table, in one allocation of `bytes` bytes from the struct on. */
 struct unw_table {
+	struct unw_cached cache[UNW_CACHE];     /* the walk's; the builder zeroes it */
 	uint32_t lo, span;      /* covers [lo, lo + span); outside it, rule 0 */
 	uint32_t shift;         /* a block is 1 << shift bytes: 16 at most */
 	uint32_t nrows, nrules, nblocks;
-	const uint32_t *blk;    /* nblocks + 1 entries */
+	uint32_t wshift;        /* 16 - shift: a block's window is k >> wshift */
+	const uint32_t *coarse; /* (nblocks >> wshift) + 2 entries */
+	const uint16_t *fine;   /* nblocks + 1 entries */
 	const struct unw_row *row;
 	const struct unw_rule *rule;
 	uint32_t bytes;
 };
 
-/* The rule at pc: the index of the row's, or 0 (no CFI: frame pointer). */
+/* the first row that starts in block k (or after it, if none does) */
+static inline uint32_t unw_block(const struct unw_table *t, uint32_t k)
+{
+	return t->coarse[k >> t->wshift] + t->fine[k];
+}
+
+/* The rule at pc: the index of the row's, or 0 (no CFI: frame pointer).
+ * The rows that start in pc's block are [i, e); the last of them at or
+ * before pc is found by halving (a block holds a few to a dozen rows);
+ * if none is, the row before them, which started in an earlier block,
+ * covers pc (block 0 starts at lo, where row 0 does, so i - 1 is never
+ * -1 there). */
 static inline uint32_t unw_find(const struct unw_table *t, uint32_t pc)
 {
-	uint32_t d = pc - t->lo, i, e, key;
+	uint32_t d = pc - t->lo, k, i, n, key;
 
 	if (d >= t->span)
 		return 0;
-	i = t->blk[d >> t->shift];
-	e = t->blk[(d >> t->shift) + 1];
+	k = d >> t->shift;
+	i = unw_block(t, k) - 1;
+	n = unw_block(t, k + 1) - i;    /* row i and the block's */
 	key = d & 0xFFFF;
-	/* rows that start in this block, up to pc; the row before them
-	 * started in an earlier block and covers the block's start (block
-	 * 0 starts at lo, where row 0 does, so i - 1 is never -1) */
-	while (i < e && t->row[i].off <= key)
-		i++;
-	return t->row[i - 1].rule;
+	/* row i covers pc; of the n rows from i, the last that starts at
+	 * or before pc: each turn halves the rows in question */
+	while (n > 1) {
+		uint32_t half = n / 2;
+
+		if (t->row[i + half].off <= key)
+			i += half;
+		n -= half;
+	}
+	return t->row[i].rule;
+}
+
+/* The rule at pc, through the cache: what a walk calls */
+static inline struct unw_rule unw_lookup(struct unw_table *t, uint32_t pc)
+{
+	struct unw_cached *c = &t->cache[(pc ^ pc >> 6) % UNW_CACHE];
+
+	if (c->key != pc + 1) {
+		c->rule = t->rule[unw_find(t, pc)];
+		c->key = pc + 1;
+	}
+	return c->rule;
 }
 
 /* What the builder asks of its caller: memory (returned zeroed or not:

@@ -172,63 +172,62 @@ struct uregs {
  * address the CFI calls undefined, or a null frame pointer); returns the
  * number of frames, at most max, their sum added to *h. */
 static inline __attribute__((always_inline)) uint32_t
-table_walk(const struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint32_t *h, uint32_t *fl)
+table_walk(struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint32_t *h, uint32_t *fl)
 {
-	uint32_t n = 0, sum = *h, key = r.pc, sp = r.sp, fp = r.fp, pc = r.pc;
+	uint32_t *o = f, *end = f + max, sp = r.sp, fp = r.fp, pc = r.pc, back = 0, sum = *h;
 
-	for (;;) {
-		const struct unw_rule *ru = &t->rule[unw_find(t, key)];
-		uint32_t cfa, ebp_at = 0;
+	/* back: 0 for the leaf, whose pc is the interrupted instruction, 1
+	 * for a return address, whose call is the byte before it */
+	for (;; back = 1) {
+		struct unw_rule ru = unw_lookup(t, pc - back);
+		uint32_t cfa;
+		int32_t at = ru.ebp;
 
-		if (n == max) {
-			if (ru->how != UNW_END && !(ru->how == UNW_NONE && fp == 0))
+		if (o == end) {
+			if (ru.how != UNW_END && !(ru.how == UNW_NONE && fp == 0))
 				*fl |= STK_UTRUNC;      /* more frames than the depth */
 			break;
 		}
-		f[n++] = pc;
-		sum += pc;
-		if (ru->how == UNW_ESP) {
-			cfa = sp + ru->off;
-			ebp_at = (uint32_t)(int32_t)ru->ebp;
-		} else if (ru->how == UNW_EBP) {
-			cfa = fp + ru->off;
-			ebp_at = (uint32_t)(int32_t)ru->ebp;
-		} else if (ru->how == UNW_DEREF) {
+		*o++ = pc;
+		if (__builtin_expect(ru.how == UNW_ESP, 1)) {
+			cfa = sp + ru.off;
+		} else if (ru.how == UNW_EBP) {
+			cfa = fp + ru.off;
+		} else if (ru.how == UNW_NONE && fp >= sp) {
+			cfa = fp + 8;                   /* a frame-pointer frame */
+			at = -2;
+		} else if (ru.how == UNW_DEREF) {
 			/* realigning main: the CFA and the caller's ebp in
 			 * its frame, within 512 bytes of ebp */
 			if (fp - (USER_BASE + 512) > USER_TOP - 1024 - USER_BASE ||
-			    !arch_user_load32((const uint32_t *)(fp + ru->off), &cfa) ||
-			    !arch_user_load32((const uint32_t *)(fp + 4 * (int32_t)ru->ebp), &fp)) {
+			    !arch_user_load32((const uint32_t *)(fp + ru.off), &cfa) ||
+			    !arch_user_load32((const uint32_t *)(fp + 4 * at), &fp)) {
 				*fl |= STK_UTRUNC;
 				break;
 			}
-		} else if (ru->how == UNW_NONE && fp >= sp) {
-			cfa = fp + 8;                   /* a frame-pointer frame */
-			ebp_at = (uint32_t)-2;
+			at = 0;
 		} else {
-			if (ru->how != UNW_END && !(ru->how == UNW_NONE && fp == 0))
+			if (ru.how != UNW_END && !(ru.how == UNW_NONE && fp == 0))
 				*fl |= STK_UTRUNC;      /* CFI not kept, or no frame */
 			break;
 		}
-		/* climbing, and the words at CFA - 8 .. CFA - 4 * 128 in user space */
+		/* climbing, and the words at CFA - 4 * 128 .. CFA - 4 in user
+		 * space; then a return into the program's code, or the CFI is
+		 * wrong here (glibc's i386 memcpy pushes a register and does
+		 * not say so), or the stack is being torn down */
 		if (cfa <= sp || cfa - (USER_BASE + 512) > USER_TOP - 4 - (USER_BASE + 512) ||
 		    !arch_user_load32((const uint32_t *)(cfa - 4), &pc) ||
-		    (ebp_at && !arch_user_load32((const uint32_t *)(cfa + 4 * ebp_at), &fp))) {
-			*fl |= STK_UTRUNC;
-			break;
-		}
-		if (pc - t->lo >= t->span) {
-			/* not a return into the program's code: CFI that is
-			 * wrong here (glibc's i386 memcpy pushes a register
-			 * and does not say so), or a stack being torn down */
+		    (at && !arch_user_load32((const uint32_t *)(cfa + 4 * at), &fp)) ||
+		    pc - t->lo >= t->span) {
 			*fl |= STK_UTRUNC;
 			break;
 		}
 		sp = cfa;
-		key = pc - 1;
 	}
+	for (uint32_t *p = f; p < o; p++)
+		sum += *p;
 	*h = sum;
-	return n;
+	return o - f;
 }
 
 /* The user's side of a sample: frames from r into f (max of them, and
@@ -241,7 +240,7 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 								 uint32_t *fl)
 {
 	uint32_t fp = r.fp, sum = *h + r.pc, bits = 0, *o;
-	const struct unw_table *t = p->prof.prog.unw;
+	struct unw_table *t = p->prof.prog.unw;
 	bool whole, loaded = p->pgdir == arch_loaded_pgdir();
 	int n = -1;
 

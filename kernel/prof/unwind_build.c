@@ -54,7 +54,7 @@ struct rd {
 	bool bad;
 };
 
-static uint32_t u8(struct rd *r)
+static inline __attribute__((always_inline)) uint32_t u8(struct rd *r)
 {
 	if (r->p >= r->end) {
 		r->bad = true;
@@ -63,7 +63,7 @@ static uint32_t u8(struct rd *r)
 	return *r->p++;
 }
 
-static uint32_t un(struct rd *r, int n)         /* n bytes, little-endian */
+static inline __attribute__((always_inline)) uint32_t un(struct rd *r, int n)         /* n bytes, little-endian */
 {
 	uint32_t v = 0;
 
@@ -78,7 +78,7 @@ static uint32_t un(struct rd *r, int n)         /* n bytes, little-endian */
 	return v;
 }
 
-static uint32_t uleb(struct rd *r)
+static inline __attribute__((always_inline)) uint32_t uleb(struct rd *r)
 {
 	uint32_t v = 0, shift = 0, b;
 
@@ -91,7 +91,7 @@ static uint32_t uleb(struct rd *r)
 	return v;
 }
 
-static int32_t sleb(struct rd *r)
+static inline __attribute__((always_inline)) int32_t sleb(struct rd *r)
 {
 	uint32_t v = 0, shift = 0, b;
 
@@ -107,12 +107,12 @@ static int32_t sleb(struct rd *r)
 }
 
 /* n * f, a factored offset, without signed overflow on hostile bytes */
-static int32_t factor(uint32_t n, int32_t f)
+static inline __attribute__((always_inline)) int32_t factor(uint32_t n, int32_t f)
 {
 	return (int32_t)(n * (uint32_t)f);
 }
 
-static void skip(struct rd *r, uint32_t n)
+static inline __attribute__((always_inline)) void skip(struct rd *r, uint32_t n)
 {
 	if ((uint32_t)(r->end - r->p) < n) {
 		r->bad = true;
@@ -296,7 +296,7 @@ struct cfa_state {
 };
 
 /* the rule a state makes */
-static struct unw_rule rule_of(const struct cfa_state *s)
+static inline __attribute__((always_inline)) struct unw_rule rule_of(const struct cfa_state *s)
 {
 	struct unw_rule r = { .how = UNW_BAD };
 
@@ -346,6 +346,8 @@ struct build {
 	struct unw_rule *rules;         /* by index, while building */
 	uint32_t nrules;
 	bool full;                      /* more rules than MAXRULES */
+	struct unw_rule memo[2];        /* the last two rules asked for... */
+	uint32_t memo_id[2];            /* ...and their indices (~0: none yet) */
 	/* the rows: committed, and the one pending (a row may be replaced
 	 * by another at the same address, or merge with the one before) */
 	bool write;
@@ -360,9 +362,18 @@ struct build {
 	uint32_t overlaps, end;         /* FDEs left out; the last one's end */
 };
 
-static uint32_t rule_id(struct build *b, struct unw_rule r)
+static inline __attribute__((always_inline)) uint32_t rule_id(struct build *b, struct unw_rule r)
 {
-	uint32_t h = rule_hash(r);      /* 12 bits: HASHSLOTS */
+	uint32_t h;
+
+	/* most rows repeat the rule of the one before but one (a push,
+	 * then its pop): the last two asked for are kept */
+	for (int i = 0; i < 2; i++)
+		if (b->memo[i].how == r.how && b->memo[i].ebp == r.ebp && b->memo[i].off == r.off &&
+		    b->memo_id[i] != 0xFFFFFFFF) {
+			return b->memo_id[i];
+		}
+	h = rule_hash(r);       /* 12 bits: HASHSLOTS */
 
 	for (;; h = (h + 1) % HASHSLOTS) {
 		const struct unw_rule *q;
@@ -370,8 +381,10 @@ static uint32_t rule_id(struct build *b, struct unw_rule r)
 		if (!b->hkey[h])
 			break;
 		q = &b->rules[b->hid[h]];
-		if (q->how == r.how && q->ebp == r.ebp && q->off == r.off)
-			return b->hid[h];
+		if (q->how == r.how && q->ebp == r.ebp && q->off == r.off) {
+			h = b->hid[h];
+			goto found;
+		}
 	}
 	if (b->nrules == MAXRULES) {
 		b->full = true;
@@ -380,10 +393,17 @@ static uint32_t rule_id(struct build *b, struct unw_rule r)
 	b->hkey[h] = 1;
 	b->hid[h] = (uint16_t)b->nrules;
 	b->rules[b->nrules] = r;
-	return b->nrules++;
+	b->nrules++;
+	h = b->hid[h];
+found:
+	b->memo[1] = b->memo[0];
+	b->memo_id[1] = b->memo_id[0];
+	b->memo[0] = r;
+	b->memo_id[0] = h;
+	return h;
 }
 
-static void commit(struct build *b, uint32_t pc, uint32_t rule)
+static inline __attribute__((always_inline)) void commit(struct build *b, uint32_t pc, uint32_t rule)
 {
 	if (b->nrows && b->last_rule == rule)
 		return;                         /* the same rule goes on */
@@ -406,7 +426,7 @@ static void commit(struct build *b, uint32_t pc, uint32_t rule)
 }
 
 /* the rule from pc on (pc never goes back) */
-static void emit(struct build *b, uint32_t pc, uint32_t rule)
+static inline __attribute__((always_inline)) void emit(struct build *b, uint32_t pc, uint32_t rule)
 {
 	if (b->pending && pc == b->pend_pc) {
 		b->pend_rule = rule;            /* replaced before it covered a byte */
@@ -732,13 +752,13 @@ static int pass(struct build *b, const struct fdeix *ix, uint32_t n, struct unw_
 int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_env *env,
 	      struct unw_table **out, struct unw_stats *st)
 {
-	struct build b = { .sec = sec, .len = len, .addr = addr };
+	struct build b = { .sec = sec, .len = len, .addr = addr, .memo_id = { 0xFFFFFFFF, 0xFFFFFFFF } };
 	struct fdeix *ix = NULL;
-	uint32_t n = 0, nfde = 0, hbytes, span, lo, shift, nblocks, bytes, ixbytes = 0;
+	uint32_t n = 0, nfde = 0, hbytes, span, lo, shift, nblocks, ncoarse, bytes = 0, blkbytes = 0, ixbytes = 0;
 	struct unw_table *t;
 	void *h = NULL;
 	int err;
-	uint8_t *m;
+	uint8_t *m = NULL;
 
 	*out = NULL;
 	*st = (struct unw_stats){ .max_rules = MAXRULES };
@@ -773,34 +793,38 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 	}
 	lo = ix[0].pc;
 	span = b.end - lo;
-	/* blocks: about one for every four rows (a lookup scans two rows on
-	 * the average), as small as that allows, larger while the table
-	 * would outgrow the section, and no larger than 64 KiB */
+	/* blocks: about one for every two rows (a lookup scans one or two
+	 * rows on the average), as small as that allows, larger while the
+	 * table would outgrow the section, and no larger than 64 KiB */
 	for (shift = 4;; shift++) {
 		nblocks = (span >> shift) + 1;
-		bytes = (uint32_t)sizeof *t + 4 * (nblocks + 1) + 4 * b.nrows +
-			(uint32_t)sizeof(struct unw_rule) * b.nrules;
-		if (shift == 16 || ((span >> shift) <= b.nrows / 4 && bytes <= len))
+		ncoarse = (nblocks >> (16 - shift)) + 2;
+		bytes = (uint32_t)sizeof *t + 4 * ncoarse + 4 * b.nrows +
+			(uint32_t)sizeof(struct unw_rule) * b.nrules + 2 * (nblocks + 1);
+		if (shift == 16 || ((span >> shift) <= b.nrows / 2 && bytes <= len))
 			break;
 	}
-	if (!(m = env->alloc(env->ctx, bytes))) {
+	blkbytes = 4 * (nblocks + 1);
+	if (!(m = env->alloc(env->ctx, bytes)) || !(b.blk = env->alloc(env->ctx, blkbytes))) {
 		err = -UNW_ENOMEM;
 		goto out;
 	}
 	t = (struct unw_table *)m;
-	*t = (struct unw_table){ .lo = lo, .span = span, .shift = shift, .nblocks = nblocks,
-				 .nrules = b.nrules, .bytes = bytes };
-	b.blk = (uint32_t *)(m + sizeof *t);
-	b.row = (struct unw_row *)(b.blk + nblocks + 1);
+	/* the cache starts empty: every field not named is 0 */
+	*t = (struct unw_table){ .lo = lo, .span = span, .shift = shift, .wshift = 16 - shift,
+				 .nblocks = nblocks, .nrules = b.nrules, .bytes = bytes };
 	{
-		struct unw_rule *rule = (struct unw_rule *)(b.row + b.nrows);
+		uint32_t *coarse = (uint32_t *)(m + sizeof *t);
+		struct unw_row *row = (struct unw_row *)(coarse + ncoarse);
+		struct unw_rule *rule = (struct unw_rule *)(row + b.nrows);
 
 		for (uint32_t i = 0; i < b.nrules; i++)
 			rule[i] = b.rules[i];
+		t->coarse = coarse;
+		t->row = b.row = row;
 		t->rule = rule;
+		t->fine = (uint16_t *)(rule + b.nrules);
 	}
-	t->blk = b.blk;
-	t->row = b.row;
 
 	/* second pass: the same rows, written */
 	b.write = true;
@@ -809,16 +833,35 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 	b.cap = b.nrows;
 	pass(&b, ix, n, st);
 	if (b.nrows == 0 || b.nrows != b.cap || b.t->row[0].off != 0 || b.blk[0] != 0) {
-		env->free(env->ctx, m, bytes);         /* cannot happen: a bug here */
-		err = -UNW_ECIE;
+		err = -UNW_ECIE;                /* cannot happen: a bug here */
 		goto out;
 	}
 	while (b.nblk <= nblocks)
 		b.blk[b.nblk++] = b.nrows;
+	/* the index, in two levels: a window's first row, and each block's
+	 * rows before it within its window (a window of 64 KiB of code
+	 * starts fewer than 65536 rows) */
+	{
+		uint32_t *coarse = (uint32_t *)t->coarse;
+		uint16_t *fine = (uint16_t *)t->fine;
+
+		for (uint32_t w = 0; w < ncoarse; w++) {
+			uint32_t k = w << t->wshift;
+
+			coarse[w] = k <= nblocks ? b.blk[k] : b.nrows;
+		}
+		for (uint32_t k = 0; k <= nblocks; k++)
+			fine[k] = (uint16_t)(b.blk[k] - coarse[k >> t->wshift]);
+	}
 	t->nrows = b.nrows;
 	*out = t;
+	m = NULL;
 	err = 0;
 out:
+	if (m)
+		env->free(env->ctx, m, bytes);
+	if (b.blk)
+		env->free(env->ctx, b.blk, blkbytes);
 	if (ix)
 		env->free(env->ctx, ix, ixbytes);
 	if (h)
@@ -853,7 +896,7 @@ const char *unw_strerror(int err)
 /* row i's first address; k: its block, found from the one before */
 static uint32_t row_start(const struct unw_table *t, uint32_t i, uint32_t *k)
 {
-	while (*k < t->nblocks && t->blk[*k + 1] <= i)
+	while (*k < t->nblocks && unw_block(t, *k + 1) <= i)
 		(*k)++;
 	return t->lo + ((*k << t->shift) & ~0xFFFFu) + t->row[i].off;
 }

@@ -339,6 +339,64 @@ def stacks_rows():
     return rows
 
 
+DEEP_TURNS = 5000000     # omitfp deep's loop: about 0.03 s of guest time, 300 ticks at 10 kHz
+
+
+def unwind_rows():
+    """The stack engine through a program's unwind table (include/unwtab.h):
+    omitfp deep D N, a glibc program without frame pointers whose loop
+    runs D + 4 frames deep (deep D times, main and glibc's three), timed
+    by its TSC with the engine off and on, at 10 kHz; the ticks in the
+    loop are its cycles over the clock's period (under icount a cycle is
+    an instruction and a nanosecond; the PIT's divisor fixes the period).
+    The table's size against the .eh_frame it was made from (kprof unwind,
+    the same builder), and what making lua's costs its spawn, by the TSC
+    between callcost tsc stamps with the engine off and on."""
+    progress("unwind: omitfp deep 4 and 28 through the unwind table; lua's table at spawn")
+    clock = header_defines("clock.h")
+    div = round(clock["PIT_INPUT_HZ"] / 10000)
+    period = 1e9 * div / clock["PIT_INPUT_HZ"]          # ns, and instructions, a tick
+    lines = ["echo hz 10000 > /dev/kpctl"]
+    for d in (4, 28):
+        lines += ["omitfp deep %d %d" % (d, DEEP_TURNS),
+                  "echo clear > /dev/stackctl; echo start > /dev/stackctl; omitfp deep %d %d; "
+                  "echo stop > /dev/stackctl" % (d, DEEP_TURNS)]
+    stamps = "sh -c 'callcost tsc; callcost tsc; lua -e \"\"; callcost tsc'"
+    lines += ["echo hz 1000 > /dev/kpctl", stamps,
+              "echo clear > /dev/stackctl; echo start > /dev/stackctl; %s; echo stop > /dev/stackctl" % stamps]
+    log = boot(lines)
+    c = [int(x) for x in re.findall(r"^omitfp: deep \d+ \d+: (\d+) cycles$", log, re.M)]
+    t = [int(x) for x in re.findall(r"^callcost: tsc (\d+)$", log, re.M)]
+    if len(c) != 4 or len(t) != 6:
+        sys.exit("bench: unwind runs: %d omitfp lines, %d stamps\n%s" % (len(c), len(t), log[-3000:]))
+    per = [(c[2 * i + 1] - c[2 * i]) / (c[2 * i + 1] / period) for i in range(2)]
+    frame = (per[1] - per[0]) / 24
+    fixed = per[0] - 8 * frame
+    spawn_off = (t[2] - t[1]) - (t[1] - t[0])
+    spawn_on = (t[5] - t[4]) - (t[4] - t[3])
+    lua = os.path.join(TOP, "build", "user", "bin", "lua")
+    r = subprocess.run([os.path.join(TOP, "build", "kprof"), "unwind", lua], capture_output=True, text=True)
+    m = re.search(r"^table: (\d+) rows, .*: (\d+) bytes \(\.eh_frame (\d+)\)", r.stdout, re.M)
+    if not m:
+        sys.exit("bench: kprof unwind %s: %s" % (lua, r.stderr))
+    rows_, size, eh = (int(x) for x in m.groups())
+    return [("stacks through the unwind table, 8 frames (omitfp deep 4): marginal instructions per sample",
+             "%.1f" % per[0], "exact; (cycles on - off) / ticks, the ticks the loop's cycles over the "
+             "clock's period (%.0f)" % period),
+            ("stacks through the unwind table, 32 frames (omitfp deep 28): marginal instructions per sample",
+             "%.1f" % per[1], "exact; the same"),
+            ("stacks through the unwind table: instructions a frame", "%.1f" % frame,
+             "exact; (32 frames - 8 frames) / 24; goal <= 40"),
+            ("stacks through the unwind table: the fixed part of a sample", "%.0f" % fixed,
+             "exact; 8 frames - 8 x a frame; goal <= 144 (the frame-pointer walk's)"),
+            ("lua's unwind table: bytes", "%d" % size,
+             "exact (kprof unwind, the kernel's builder): %d rows; goal <= %d (its .eh_frame)" % (rows_, eh)),
+            ("spawning lua with the stack engine on: instructions added (its table made)",
+             "%d" % (spawn_on - spawn_off),
+             "exact; (stamp; stamp; lua -e ''; stamp) on - off: %.1f a byte of .eh_frame"
+             % ((spawn_on - spawn_off) / eh))]
+
+
 def together_rows():
     """Every sampling engine on at once on one workload (tickcost.pg -d 5 at
     10 kHz, stacks 8 frames deep: devkprof, profil, DosProfile count, the
@@ -692,7 +750,7 @@ def host_rows():
 
 # make bench runs them all, in this order; bench.py NAME... only those
 SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("heat", heat_rows),
-            ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows),
+            ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows), ("unwind", unwind_rows),
             ("together", together_rows), ("userret", userret_rows), ("linux", linux_rows),
             ("spawn", spawn_rows), ("lua", lua_rows), ("host", host_rows)]
 

@@ -13,6 +13,10 @@
  *                    time, under qsort's own frames
  *   omitfp sys N     N getppid calls, each a few instructions of user code
  *                    around the kernel's entry and exit
+ *   omitfp deep D N  D calls down (deep), then a loop of N turns; prints
+ *                    the TSC cycles the whole took (make bench: a stack
+ *                    sample's cost D + 4 frames deep, under QEMU's icount
+ *                    the TSC counts instructions)
  *
  * The callers do something after each call, so the compiler cannot make
  * it a jump (a tail call leaves no frame, in any unwinder). */
@@ -53,9 +57,29 @@ NOINLINE static void gamma_(unsigned n)
 
 static void (*volatile through)(unsigned) = gamma_;
 
+/* d frames of its own, then the loop, in the deepest */
+NOINLINE static void deep(unsigned d, unsigned long n)
+{
+	if (d > 1) {
+		deep(d - 1, n);
+	} else {
+		for (unsigned long i = 0; i < n; i++)
+			omitfp_sink += i;
+	}
+	omitfp_sink++;
+}
+
+static inline unsigned long long rdtsc(void)
+{
+	unsigned lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: omitfp tree|qsort|sys N\n");
+	fprintf(stderr, "usage: omitfp tree|qsort|sys N | omitfp deep D N\n");
 	return 2;
 }
 
@@ -65,6 +89,18 @@ int main(int argc, char **argv)
 	unsigned long n;
 	unsigned seed = 1;
 
+	if (argc == 4 && !strcmp(argv[1], "deep")) {
+		unsigned long d = strtoul(argv[2], NULL, 10);
+		unsigned long long c0;
+
+		n = strtoul(argv[3], NULL, 10);
+		if (d == 0 || d > 1000 || n == 0)
+			return usage();
+		c0 = rdtsc();
+		deep(d, n);
+		printf("omitfp: deep %lu %lu: %llu cycles\n", d, n, rdtsc() - c0);
+		return 0;
+	}
 	if (argc != 3 || (n = strtoul(argv[2], NULL, 10)) == 0)
 		return usage();
 	if (!strcmp(argv[1], "tree")) {
