@@ -214,3 +214,48 @@ def stacks_syscall_stub(m):
         assert k.startswith("stackwork;_start;main;g1;g2;getpid;usyscall;"), \
             "a tick in the gate's stub lost the user's stack: %s" % k
     assert not any("[truncated]" in k for k in mine), mine
+
+
+def pairs(lines, prog):
+    """{caller;leaf: samples} of a program's user stacks (the kernel's
+    frames dropped), clone suffixes dropped; and how many are rooted at
+    _start and how many are cut"""
+    got, rooted, cut, total = {}, 0, 0, 0
+    for k, v in lines.items():
+        if not k.startswith(prog + ";"):
+            continue
+        frames = [f for f in plain(k).split(";")[1:] if not f.endswith("_[k]")]
+        total += v
+        rooted += v if frames[:1] == ["_start"] else 0
+        cut += v if "[truncated]" in frames else 0
+        key = ";".join(frames[-2:])
+        got[key] = got.get(key, 0) + v
+    return got, rooted, cut, total
+
+
+@test("unwind_lua_with_and_without_frame_pointers", timeout=420, icount=True)
+def unwind_lua_with_and_without_frame_pointers(m):
+    """lua (built with frame pointers) and lua-nofp (the same sources with
+    plain -O2, none) on the same n-body run: both walked to _start, and the
+    shares of every caller;leaf pair of their flame graphs agree within
+    statistical noise (4 sigma of the difference of two proportions)"""
+    m.wait_prompt()
+    m.run("echo hz 10000 > /dev/kpctl")
+    run_stacks(m, "lua /bin/share/lua/nbody.lua 4000 > /tmp/a; lua-nofp /bin/share/lua/nbody.lua 4000 > /tmp/b")
+    m.halt()
+    dump, = dumps(m, m.scratch)
+    lines = folded(dump, "../../debian/bin/lua", "../../debian/bin/lua-nofp")
+    a, ra, ca, na = pairs(lines, "lua")
+    b, rb, cb, nb = pairs(lines, "lua-nofp")
+    m.text += "\nlua: %d samples, %d rooted at _start, %d cut; lua-nofp: %d, %d, %d\n" % (na, ra, ca, nb, rb, cb)
+    assert na > 1000 and nb > 1000, (na, nb)
+    assert ra >= 0.98 * na and rb >= 0.98 * nb, m.text
+    worst = []
+    for key in set(a) | set(b):
+        pa, pb = a.get(key, 0) / na, b.get(key, 0) / nb
+        p = (a.get(key, 0) + b.get(key, 0)) / (na + nb)
+        sigma = math.sqrt(max(p * (1 - p), 1e-9) * (1 / na + 1 / nb))
+        worst.append((abs(pa - pb) / sigma, key, a.get(key, 0), b.get(key, 0)))
+    worst.sort(reverse=True)
+    m.text += "".join("  %.1f sigma  %s  %d / %d\n" % w for w in worst[:8])
+    assert worst[0][0] < 4, "lua and lua-nofp disagree:\n" + m.text

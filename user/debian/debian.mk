@@ -31,7 +31,7 @@ DEB_CFLAGS := -static -O2 -g -fno-omit-frame-pointer
 DEB_PLAIN_CFLAGS := -static -O2 -g
 DEB_MAP := -ffile-prefix-map=$(CURDIR)=.
 
-DEB_PROGS := lua minigzip bzip2 libctest
+DEB_PROGS := lua lua-nofp minigzip bzip2 libctest
 DEB_BINS := $(DEB_PROGS:%=$(BUILD)/user/bin/%)
 DEB_LUA := $(sort $(wildcard user/debian/lua/*.lua))
 
@@ -71,6 +71,17 @@ $(DEB_OBJ)/lua/%.o: $(LUA_DIR)/%.c $(DEB_SRC)/lua5.4/.pinned $(DEB_OBJ)/lua/lua5
 $(BUILD)/user/bin/lua: $(LUA_MODS:%=$(DEB_OBJ)/lua/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
+
+# lua-nofp: the same sources built as plain -O2 builds them on i386, without
+# frame pointers; the stack engine walks it by its unwind table alone
+# (docs/stacks.md compares its flame graph with lua's)
+$(DEB_OBJ)/lua-nofp/%.o: $(LUA_DIR)/%.c $(DEB_SRC)/lua5.4/.pinned $(DEB_OBJ)/lua/lua5.4-deb-multiarch.h
+	@mkdir -p $(@D)
+	$(CC) $(DEB_PLAIN_CFLAGS) -fomit-frame-pointer $(DEB_MAP) $(LUA_DEFS) -MD -MP -c -o $@ $<
+
+$(BUILD)/user/bin/lua-nofp: $(LUA_MODS:%=$(DEB_OBJ)/lua-nofp/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
 
 # ---- minigzip: zlib and its test/minigzip.c, with the definitions zlib's
 # configure finds for gcc on Linux
