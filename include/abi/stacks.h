@@ -3,7 +3,10 @@
  * was working for, counted in the kernel by distinct stack.
  *
  *   /dev/stackctl  start, stop, clear, depth N, table KIB, pid N (a
- *                  process and its children), kernel | user | both
+ *                  process and its children), kernel | user | both,
+ *                  unwind on | off (off: frame pointers only, even for a
+ *                  program with an unwind table; on, the default: each
+ *                  program's table from its .eh_frame, where it has one)
  *   /dev/stacks    the dump: a common dump (abi/dump.h, engine
  *                  DUMP_ENGINE_STACKS) whose modules are the kernel
  *                  (module 0, path "kernel") and each program a stack

@@ -69,6 +69,7 @@ static struct {
 	uint32_t depth, table_kib;
 	int pid;                /* follow this process and its children; 0: all */
 	int mode;
+	bool frames_only;       /* "unwind off": frame pointers even where a table is */
 	uint8_t *table;         /* nslots entries of slotsize bytes */
 	uint32_t npages, nslots, slotsize, used;
 	uint32_t samples, dropped, truncated;
@@ -240,7 +241,7 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 								 uint32_t *fl)
 {
 	uint32_t fp = r.fp, sum = *h + r.pc, bits = 0, *o;
-	struct unw_table *t = p->prof.prog.unw;
+	struct unw_table *t = st.frames_only ? NULL : p->prof.prog.unw;
 	bool whole, loaded = p->pgdir == arch_loaded_pgdir();
 	int n = -1;
 
@@ -289,7 +290,7 @@ static void ARCH_FASTCALL user_sample(struct proc *p, const struct trapframe *tf
 	buf[W_RET] = buf[W_RET + 1] = 0;
 	/* the words a repair needs; a table's walk is exact at every
 	 * instruction, and needs none */
-	if (!p->prof.prog.unw && sp - USER_BASE <= USER_TOP - 8 - USER_BASE &&
+	if ((st.frames_only || !p->prof.prog.unw) && sp - USER_BASE <= USER_TOP - 8 - USER_BASE &&
 	    arch_user_load32((const uint32_t *)sp, &buf[W_RET]))
 		arch_user_load32((const uint32_t *)sp + 1, &buf[W_RET + 1]);
 	if (st.mode != KERNEL_ONLY)
@@ -468,6 +469,10 @@ static int st_ctl(const char *buf, uint32_t n)
 		st.pid = (int)v;
 		for (int i = 0; i < NPROC; i++)
 			st.followed[i] = !v || &procs[i] == p;
+		return 0;
+	}
+	if (ctl_cmd(&m, "unwind", 1) && (ctl_is(&m, 1, "on") || ctl_is(&m, 1, "off"))) {
+		st.frames_only = ctl_is(&m, 1, "off");
 		return 0;
 	}
 	if (ctl_cmd(&m, "kernel", 0) || ctl_cmd(&m, "user", 0) || ctl_cmd(&m, "both", 0)) {
