@@ -175,12 +175,12 @@ struct uregs {
 static inline __attribute__((always_inline)) uint32_t
 table_walk(struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint32_t *h, uint32_t *fl)
 {
-	uint32_t *o = f, *end = f + max, sp = r.sp, fp = r.fp, pc = r.pc, back = 0, sum = *h;
+	uint32_t *o = f, *end = f + max, sp = r.sp, fp = r.fp, pc = r.pc, sum = *h;
+	/* the leaf's rule is its pc's, the interrupted instruction's; a
+	 * return address's is its call's, the byte before it */
+	struct unw_rule ru = unw_lookup(t, pc);
 
-	/* back: 0 for the leaf, whose pc is the interrupted instruction, 1
-	 * for a return address, whose call is the byte before it */
-	for (;; back = 1) {
-		struct unw_rule ru = unw_lookup(t, pc - back);
+	for (;;) {
 		uint32_t cfa;
 		int32_t at = ru.ebp;
 
@@ -190,6 +190,7 @@ table_walk(struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint3
 			break;
 		}
 		*o++ = pc;
+		sum += pc;
 		if (__builtin_expect(ru.how == UNW_ESP, 1)) {
 			cfa = sp + ru.off;
 		} else if (ru.how == UNW_EBP) {
@@ -224,9 +225,8 @@ table_walk(struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint3
 			break;
 		}
 		sp = cfa;
+		ru = unw_lookup(t, pc - 1);
 	}
-	for (uint32_t *p = f; p < o; p++)
-		sum += *p;
 	*h = sum;
 	return o - f;
 }

@@ -810,7 +810,6 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 		goto out;
 	}
 	t = (struct unw_table *)m;
-	/* the cache starts empty: every field not named is 0 */
 	*t = (struct unw_table){ .lo = lo, .span = span, .shift = shift, .wshift = 16 - shift,
 				 .nblocks = nblocks, .nrules = b.nrules, .bytes = bytes };
 	{
@@ -853,6 +852,8 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 		for (uint32_t k = 0; k <= nblocks; k++)
 			fine[k] = (uint16_t)(b.blk[k] - coarse[k >> t->wshift]);
 	}
+	for (uint32_t i = 0; i < UNW_CACHE; i++)
+		t->cache[i].key = 0xFFFFFFFF;   /* empty: no code is there */
 	t->nrows = b.nrows;
 	*out = t;
 	m = NULL;
