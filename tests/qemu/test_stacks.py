@@ -337,3 +337,35 @@ def stacks_inline(m):
     assert plain.get("stackwork;_start;main;outer", 0) == lines["stackwork;_start;main;outer;inner"], plain
     _, _, traces = pprof_top(path)
     assert re.search(r"^\s+\S+\s+inner \(inline\)\n\s+outer\n\s+main\n\s+_start$", traces, re.M), traces
+
+
+FRAMELESS = {"stackwork;_start;main;f0;fl0", "stackwork;_start;main;f4;fl4",
+             "stackwork;[truncated];_start;main;fl12"}
+
+
+@test("stacks_frameless_leaf", timeout=180, icount=True)
+def stacks_frameless_leaf(m):
+    """Leaves with no frame pointer (assembly), each called from a function
+    with one: a frame-pointer walk from inside one loses its caller. kprof
+    follows the leaf's code to the tick's PC: fl0 has pushed nothing, so
+    its caller is the word at the stack pointer, fl4 one word, so the word
+    above it; both put back and counted repaired. fl12 has pushed three
+    words, which the dump does not keep: its stacks are marked truncated,
+    never given a wrong caller. The three take a third of the time each."""
+    m.wait_prompt()
+    run_stacks(m, "stackwork frameless 80")
+    m.halt()
+    (path,) = dumps(m, m.scratch)
+    lines = {k: v for k, v in folded(path).items() if k.startswith("stackwork;") and "_[k]" not in k}
+    total = sum(lines.values())
+    assert total > 60, lines
+    for k in lines:
+        assert k in FRAMELESS or k in ("stackwork;_start;main" + t for t in ("", ";f0", ";f4", ";f12")), \
+            "not a path of the call tree, or unmarked: %s" % k
+    for k in FRAMELESS:
+        assert abs(lines.get(k, 0) / total - 1 / 3) < 0.08, (k, lines)
+    r = subprocess.run([KPROF, "--elf", STACKWORK, KERNEL, path], capture_output=True, text=True)
+    rep = re.search(r"stacks: (\d+) exact, (\d+) repaired \(a caller put back\), (\d+) truncated", r.stdout)
+    want = lines["stackwork;_start;main;f0;fl0"] + lines["stackwork;_start;main;f4;fl4"]
+    assert rep and int(rep.group(2)) >= want and int(rep.group(3)) >= \
+        lines["stackwork;[truncated];_start;main;fl12"], (r.stdout, want)

@@ -130,6 +130,9 @@ struct stack {
 
 /* how a stack's walk ended, after the host's repair (stacks.c) */
 #define STACK_REPAIRED 0x100           /* a caller put back from the leaf's stack words */
+#define STACK_LOST     0x200           /* a caller the walk lost and the host could not put back */
+/* a stack missing frames, marked "[truncated]" in every export */
+#define STACK_TRUNCATED (STK_KTRUNC | STK_UTRUNC | STACK_LOST)
 
 
 /* A call arc: calls from `from` to the function at `self` (gmon's). */
