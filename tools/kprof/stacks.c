@@ -29,26 +29,30 @@ enum { EDGE_NONE, EDGE_AT0, EDGE_AT4, EDGE_LOST };
 struct sp_state {
 	enum { S_UNKNOWN, S_NOFRAME, S_FRAME } st;
 	int dk;                 /* depth known */
-	int32_t depth;          /* bytes below the return address */
+	int64_t depth;          /* bytes below the return address */
 	int fk;                 /* fpdepth known */
-	int32_t fpdepth;        /* the depth ebp points at (after its push) */
+	int64_t fpdepth;        /* the depth ebp points at (after its push) */
 };
+
+/* a depth no function's frame has: the code is not followed (and the
+ * sums of any bytes stay far from overflowing) */
+#define DEPTH_MAX (1 << 24)
 
 #define MAXTARGETS 64
 
-static int imm_of(const char *s, int32_t *v)
+static int imm_of(const char *s, int64_t *v)
 {
 	char *end;
 	long long x = strtoll(s, &end, 0);
 
 	if (end == s || *end)
 		return 0;
-	*v = (int32_t)(uint32_t)x;
+	*v = (int32_t)(uint32_t)x;     /* an immediate is 32 bits, sign-extended */
 	return 1;
 }
 
 /* lea esp, [REG +/- IMM] */
-static int lea_esp(const char *op, char *reg, int32_t *disp)
+static int lea_esp(const char *op, char *reg, int64_t *disp)
 {
 	char sign = '+', num[32] = "0";
 
@@ -82,7 +86,7 @@ static void follow(csh cs, cs_insn *insn, const unsigned char *code, size_t avai
 		uint64_t at = a;
 		const char *op;
 		unsigned id;
-		int32_t v;
+		int64_t v;
 		char reg[4];
 
 		if (!cs_disasm_iter(cs, &code, &avail, &a, insn)) {
@@ -162,6 +166,11 @@ static void follow(csh cs, cs_insn *insn, const unsigned char *code, size_t avai
 			} else if (!strncmp(op, "esp,", 4) && id != X86_INS_CMP && id != X86_INS_TEST) {
 				s->dk = 0;      /* esp written some other way: and, mov, xchg */
 			}
+		}
+		if (s->depth > DEPTH_MAX || s->depth < -DEPTH_MAX || s->fpdepth > DEPTH_MAX ||
+		    s->fpdepth < -DEPTH_MAX) {
+			s->st = S_UNKNOWN;
+			framed = 0;
 		}
 	}
 	*misaligned = a != addr;
