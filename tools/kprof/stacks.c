@@ -66,6 +66,18 @@ static int lea_esp(const char *op, char *reg, int64_t *disp)
 	return 1;
 }
 
+/* The state at an instruction after an exit (a ret, a jmp): a forward
+ * jump's to it, or else the frame's when the function set one up */
+static void resume(struct sp_state *s, uint64_t at, const uint64_t *tgt, const struct sp_state *tst,
+		   size_t nt, const struct sp_state *frame)
+{
+	for (size_t k = 0; k < nt && s->st == S_UNKNOWN; k++)
+		if (tgt[k] == at)
+			*s = tst[k];
+	if (s->st == S_UNKNOWN && frame)
+		*s = *frame;
+}
+
 /* Follows the function's instructions from its start to addr, linearly;
  * the state at addr. A forward jump's target is given the state at the
  * jump, which the code after an unconditional jump or a `ret` (reached
@@ -93,13 +105,7 @@ static void follow(csh cs, cs_insn *insn, const unsigned char *code, size_t avai
 			s->st = S_UNKNOWN;
 			return;
 		}
-		if (s->st == S_UNKNOWN) {       /* after an exit: a jump's state, or the frame's */
-			for (size_t k = 0; k < nt && s->st == S_UNKNOWN; k++)
-				if (tgt[k] == at)
-					*s = tst[k];
-			if (s->st == S_UNKNOWN && framed)
-				*s = framest;
-		}
+		resume(s, at, tgt, tst, nt, framed ? &framest : NULL);
 		op = insn->op_str;
 		id = insn->id;
 		if (s->st == S_UNKNOWN && !(id == X86_INS_MOV && !strcmp(op, "ebp, esp")))
@@ -173,6 +179,7 @@ static void follow(csh cs, cs_insn *insn, const unsigned char *code, size_t avai
 			framed = 0;
 		}
 	}
+	resume(s, a, tgt, tst, nt, framed ? &framest : NULL);
 	*misaligned = a != addr;
 }
 
