@@ -401,8 +401,10 @@ struct profile {
 
 int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
 
-/* stacks.c: puts back the caller a tick at a function's edge lost, and
- * counts the stacks exact, repaired and truncated (in ss->note) */
+/* stacks.c: puts back the caller a leaf with no frame set up lost (at a
+ * function's edge, or in a function without a frame), from the depth its
+ * code gives; marks the stack STACK_LOST when it cannot; counts the
+ * stacks exact, repaired and truncated (in ss->note) */
 void stacks_repair(struct symbolizer *sy, struct sampleset *ss);
 void profile_free(struct profile *p);
 
