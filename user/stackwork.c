@@ -16,6 +16,10 @@
  *                        hold the user's registers in the registers
  *   stackwork inline N   main -> outer, and in outer the work of inner,
  *                        which the compiler inlined: the DWARF names it
+ *   stackwork frameless N  leaves with no frame pointer, called from
+ *                        functions with one: main -> f0 -> fl0 (pushes
+ *                        nothing), main -> f4 -> fl4 (pushes one word),
+ *                        main -> f12 -> fl12 (three), each as long
  * Every routine is its own (noipa), so the stacks are the source's, but
  * inner, which is inlined on purpose. */
 #include "ulib.h"
@@ -61,6 +65,32 @@ static inline __attribute__((always_inline)) void inner(unsigned n)
 }
 __attribute__((noipa)) static void outer(unsigned n) { inner(n); sink++; }
 
+/* Leaves without a frame pointer (as assembly, or code built without
+ * one, has them): each spins n rounds. A walk by frame pointers from
+ * inside one starts at its caller's frame and so loses the caller; the
+ * caller's return address is at the stack pointer (fl0), a word above it
+ * (fl4), or three (fl12, which the host cannot tell from the code's two
+ * words: it must mark the stack, not guess). */
+void fl0(unsigned n);
+void fl4(unsigned n);
+void fl12(unsigned n);
+__asm__(".text\n"
+	".type fl0, @function\n"
+	"fl0:\tmov 4(%esp), %ecx\n"
+	"1:\tdec %ecx\n\tjnz 1b\n\tret\n"
+	".size fl0, . - fl0\n"
+	".type fl4, @function\n"
+	"fl4:\tpush %ebx\n\tmov 8(%esp), %ebx\n"
+	"1:\tdec %ebx\n\tjnz 1b\n\tpop %ebx\n\tret\n"
+	".size fl4, . - fl4\n"
+	".type fl12, @function\n"
+	"fl12:\tpush %ebx\n\tpush %esi\n\tpush %edi\n\tmov 16(%esp), %ebx\n"
+	"1:\tdec %ebx\n\tjnz 1b\n\tpop %edi\n\tpop %esi\n\tpop %ebx\n\tret\n"
+	".size fl12, . - fl12\n");
+__attribute__((noipa)) static void f0(unsigned n) { fl0(n); sink++; }
+__attribute__((noipa)) static void f4(unsigned n) { fl4(n); sink++; }
+__attribute__((noipa)) static void f12(unsigned n) { fl12(n); sink++; }
+
 /* spins n rounds with ebp set to fp, then puts ebp back */
 __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 {
@@ -74,7 +104,7 @@ __attribute__((noipa)) static void broken(unsigned fp, unsigned n)
 
 static void usage(void)
 {
-	fprintf(2, "usage: stackwork tree|tree2|sys|cheap|tiny|inline N | stackwork broken null|self|kernel|unmapped|odd\n");
+	fprintf(2, "usage: stackwork tree|tree2|sys|cheap|tiny|inline|frameless N | stackwork broken null|self|kernel|unmapped|odd\n");
 	exit(2);
 }
 
@@ -121,6 +151,12 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "inline"))
 		for (unsigned i = 0; i < n; i++)
 			outer(300000);
+	else if (!strcmp(argv[1], "frameless"))
+		for (unsigned i = 0; i < n; i++) {
+			f0(300000);
+			f4(300000);
+			f12(300000);
+		}
 	else if (!strcmp(argv[1], "tiny"))
 		for (unsigned i = 0; i < n; i++) {
 			t1(20000);

@@ -337,3 +337,90 @@ def stacks_inline(m):
     assert plain.get("stackwork;_start;main;outer", 0) == lines["stackwork;_start;main;outer;inner"], plain
     _, _, traces = pprof_top(path)
     assert re.search(r"^\s+\S+\s+inner \(inline\)\n\s+outer\n\s+main\n\s+_start$", traces, re.M), traces
+
+
+FRAMELESS = {"stackwork;_start;main;f0;fl0", "stackwork;_start;main;f4;fl4",
+             "stackwork;[truncated];_start;main;fl12"}
+
+
+@test("stacks_frameless_leaf", timeout=180, icount=True)
+def stacks_frameless_leaf(m):
+    """Leaves with no frame pointer (assembly), each called from a function
+    with one: a frame-pointer walk from inside one loses its caller. kprof
+    follows the leaf's code to the tick's PC: fl0 has pushed nothing, so
+    its caller is the word at the stack pointer, fl4 one word, so the word
+    above it; both put back and counted repaired. fl12 has pushed three
+    words, which the dump does not keep: its stacks are marked truncated,
+    never given a wrong caller. The three take a third of the time each."""
+    m.wait_prompt()
+    run_stacks(m, "stackwork frameless 80")
+    m.halt()
+    (path,) = dumps(m, m.scratch)
+    lines = {k: v for k, v in folded(path).items() if k.startswith("stackwork;") and "_[k]" not in k}
+    total = sum(lines.values())
+    assert total > 60, lines
+    for k in lines:
+        assert k in FRAMELESS or k in ("stackwork;_start;main" + t for t in ("", ";f0", ";f4", ";f12")), \
+            "not a path of the call tree, or unmarked: %s" % k
+    for k in FRAMELESS:
+        assert abs(lines.get(k, 0) / total - 1 / 3) < 0.08, (k, lines)
+    r = subprocess.run([KPROF, "--elf", STACKWORK, KERNEL, path], capture_output=True, text=True)
+    rep = re.search(r"stacks: (\d+) exact, (\d+) repaired \(a caller put back\), (\d+) truncated", r.stdout)
+    want = lines["stackwork;_start;main;f0;fl0"] + lines["stackwork;_start;main;f4;fl4"]
+    assert rep and int(rep.group(2)) >= want and int(rep.group(3)) >= \
+        lines["stackwork;[truncated];_start;main;fl12"], (r.stdout, want)
+
+
+@test("stacks_marks_exported", timeout=240, icount=True)
+def stacks_marks_exported(m):
+    """A stack missing frames (a frameless leaf's lost caller, a broken
+    frame pointer) carries its "[truncated]" mark in every export, read
+    back by the real tools: the folded lines, perf script on kprof's
+    perf.data (the same stacks, marks and samples as the folded lines),
+    go tool pprof (-traces: the mark the outermost frame and the label
+    stack:truncated; -raw: stack:[repaired] on the repaired ones),
+    speedscope's JSON and the flame graph (a box of the marked samples)."""
+    import json
+    import os
+    m.wait_prompt()
+    run_stacks(m, "stackwork frameless 30")
+    run_stacks(m, "stackwork broken null")
+    m.halt()
+    go = subprocess.run([os.path.join(os.path.dirname(KPROF), "..", "tools", "deps.sh"), "go"],
+                        capture_output=True, text=True).stdout.strip()
+    assert go, "no go: tools/deps.sh go"
+    for path, marked in zip(dumps(m, m.scratch), (";main;fl12", ";broken")):
+        lines = {k: v for k, v in folded(path).items() if k.startswith("stackwork;")}
+        cut = sum(v for k, v in lines.items() if k.startswith("stackwork;[truncated];"))
+        assert cut > 10 and all(k.startswith("stackwork;[truncated];") for k in lines if k.endswith(marked)), lines
+        # perf: the mark a frame of its own, where the folded lines have it
+        want = {k: v for k, v in folded(path, "--no-inline").items() if k.startswith("stackwork;")}
+        got, _ = perf_script(path)
+        assert {k: v for k, v in got.items() if k.startswith("stackwork;")} == want, (got, want)
+        # pprof: the mark outermost, and a label
+        _, _, traces = pprof_top(path)
+        blocks = [b for b in traces.split("-+-") if "[truncated]" in b]
+        assert blocks and all("stack:  truncated" in b and
+                              re.search(r"\n\s+\[truncated\]\n", b + "\n") for b in blocks), traces
+        pb = path + ".pb.gz"
+        with open(pb, "wb") as out:
+            subprocess.run([KPROF, "--format", "pprof", "--elf", STACKWORK, KERNEL, path], stdout=out, check=True)
+        raw = subprocess.run([go, "tool", "pprof", "-raw", pb], capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, HOME=m.scratch)).stdout
+        counts = re.findall(r"^\s+(\d+)\s+\d+: [\d ]+\n\s+stack:\[truncated\]", raw, re.M)
+        assert sum(map(int, counts)) == cut, (cut, raw)
+        if marked == ";main;fl12":
+            assert "stack:[repaired]" in raw, raw
+        # speedscope: the mark after the root, in the samples of the marked stacks
+        r = subprocess.run([KPROF, "--format", "speedscope", "--elf", STACKWORK, KERNEL, path],
+                           capture_output=True, text=True, timeout=60)
+        doc = json.loads(r.stdout)
+        frames = [f["name"] for f in doc["shared"]["frames"]]
+        ss = sum(w for p in doc["profiles"] for s, w in zip(p["samples"], p["weights"])
+                 if [frames[i] for i in s][:2] == ["stackwork", "[truncated]"])
+        assert ss == cut, (ss, cut)
+        # the flame graph: a box of the marked samples
+        svg = subprocess.run([KPROF, "--format", "flamegraph", "--elf", STACKWORK, KERNEL, path],
+                             capture_output=True, text=True, timeout=60).stdout
+        boxes = re.findall(r"<title>\[truncated\] \((\d+) samples", svg)
+        assert boxes and cut <= sum(map(int, boxes)), (boxes, cut)

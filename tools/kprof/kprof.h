@@ -130,6 +130,9 @@ struct stack {
 
 /* how a stack's walk ended, after the host's repair (stacks.c) */
 #define STACK_REPAIRED 0x100           /* a caller put back from the leaf's stack words */
+#define STACK_LOST     0x200           /* a caller the walk lost and the host could not put back */
+/* a stack missing frames, marked "[truncated]" in every export */
+#define STACK_TRUNCATED (STK_KTRUNC | STK_UTRUNC | STACK_LOST)
 
 
 /* A call arc: calls from `from` to the function at `self` (gmon's). */
@@ -398,8 +401,10 @@ struct profile {
 
 int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampleset *ss);
 
-/* stacks.c: puts back the caller a tick at a function's edge lost, and
- * counts the stacks exact, repaired and truncated (in ss->note) */
+/* stacks.c: puts back the caller a leaf with no frame set up lost (at a
+ * function's edge, or in a function without a frame), from the depth its
+ * code gives; marks the stack STACK_LOST when it cannot; counts the
+ * stacks exact, repaired and truncated (in ss->note) */
 void stacks_repair(struct symbolizer *sy, struct sampleset *ss);
 void profile_free(struct profile *p);
 

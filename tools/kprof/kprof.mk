@@ -37,7 +37,7 @@ KPROF_ASAN_CORE := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_CORE)) $(KPROF_OBJ
 KPROF_ASAN_OBJS := $(KPROF_OBJ)/asan/main.o $(KPROF_ASAN_CORE)
 KPROF_TEST_OBJS := $(patsubst %,$(KPROF_OBJ)/asan/%.o,$(KPROF_TESTS))
 KPROF_FIXTURES  := $(patsubst %,$(KPROF_OBJ)/%.elf,fixture fixture-stripped fixture-noid fixture64 fixture-nested \
-	fixture-inline)
+	fixture-inline fixture-frames)
 
 .PHONY: kprof-all kprof-unit kprof-bench fuzz
 kprof-all: $(BUILD)/kprof
@@ -121,6 +121,11 @@ $(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
 $(KPROF_OBJ)/fixture-inline.elf: $(KPROF_SRC)/tests/inline.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(KPROF_FIXFLAGS) -O2 -Wl,--build-id -o $@ $<
+
+# leaves with and without frames, for the repair of stacks
+$(KPROF_OBJ)/fixture-frames.elf: $(KPROF_SRC)/tests/frames.S
+	@mkdir -p $(@D)
+	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
 
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c

@@ -548,7 +548,7 @@ size_t stack_frames(struct symbolizer *sy, const struct sampleset *ss, size_t i,
 		out[n++] = stack_root(ss, i);
 	if (st && (st->flags & STK_IDLE))
 		return n;
-	if (st && (st->flags & (STK_KTRUNC | STK_UTRUNC)) && n < max)
+	if (st && (st->flags & STACK_TRUNCATED) && n < max)
 		out[n++] = "[truncated]";
 	for (uint32_t k = nfr; k-- > 0;) {
 		const struct kchain *c = frame_chain(sy, &f[k], k == 0);

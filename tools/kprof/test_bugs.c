@@ -876,6 +876,86 @@ static void flat_report_names_inlined_frames(void **state)
 	}
 }
 
+/* A stack dump of the kernel ELF path alone: each record its frames
+ * (kernel ones, leaf first), the two words at the leaf's stack pointer */
+struct srec {
+	uint32_t n, f[4], ret, ret1;
+};
+
+static void write_stacks(const char *path, const char *elf, const struct srec *recs, size_t n)
+{
+	unsigned char buf[4096], id[64];
+	struct fx f;
+	uint32_t idlen, mlen;
+	struct dump_header h;
+	struct stk_dump d = { .nrecs = (uint32_t)n, .depth = 64, .samples = (uint32_t)n };
+	size_t off;
+
+	elf_facts(elf, &f);
+	for (idlen = 0; idlen < sizeof id && f.build_id[2 * idlen]; idlen++) {
+		unsigned v;
+		sscanf(f.build_id + 2 * idlen, "%2x", &v);
+		id[idlen] = (unsigned char)v;
+	}
+	mlen = dump_module_encode(buf + sizeof(struct dump_header), id, idlen, DUMP_PATH_KERNEL,
+				  sizeof DUMP_PATH_KERNEL - 1);
+	off = sizeof(struct dump_header) + mlen;
+	h = dump_header_make(DUMP_ENGINE_STACKS, 1000000, 1, mlen);
+	memcpy(buf, &h, sizeof h);
+	memcpy(buf + off, &d, sizeof d);
+	off += sizeof d;
+	for (size_t i = 0; i < n; i++) {
+		struct stk_rec r = { .count = 1, .pid = 1, .umod = 0xFFFF, .nk = (uint8_t)recs[i].n,
+				     .ret = recs[i].ret, .ret1 = recs[i].ret1 };
+
+		memcpy(buf + off, &r, sizeof r);
+		off += sizeof r;
+		memcpy(buf + off, recs[i].f, 4 * recs[i].n);
+		off += 4 * recs[i].n;
+	}
+	save(path, buf, off);
+}
+
+/* The repair follows a leaf's code to its PC (tests/frames.S): a leaf
+ * with no frame that pushed nothing gets its caller from the word at the
+ * stack pointer, one that pushed a word (its loop after a ret, reached by
+ * a jump) from the word above; a leaf whose stack was realigned, or whose
+ * word is no return address, is marked truncated, not given a caller; a
+ * leaf with its frame set up is exact, and at its first instruction
+ * repaired. */
+static void frameless_leaf_repair(void **state)
+{
+	const char *elf = fixture("fixture-frames.elf"), *dump = tmp_path("frames.stacks");
+	uint32_t start = sym_of(elf, "_start"), top = sym_of(elf, "top"), caller = sym_of(elf, "caller");
+	uint32_t l0 = sym_of(elf, "leaf0"), lj = sym_of(elf, "leafj"), la = sym_of(elf, "leafand");
+	uint32_t lf = sym_of(elf, "leaff");
+	const struct srec recs[] = {
+		{ 3, { l0 + 4, top + 8, start + 7 }, caller + 8, 0x12345678 },
+		{ 3, { lj + 7, top + 8, start + 7 }, 0x12345678, caller + 13 },
+		{ 3, { la + 6, top + 8, start + 7 }, caller + 18, caller + 18 },
+		{ 3, { l0 + 5, top + 8, start + 7 }, top + 1, 0 },      /* no return address */
+		{ 4, { lf + 3, caller + 23, top + 8, start + 7 }, 0, 0 },
+		{ 3, { lf, top + 8, start + 7 }, caller + 23, 0 },
+	};
+	struct run r;
+
+	(void)state;
+	write_stacks(dump, elf, recs, sizeof recs / sizeof recs[0]);
+	run_kprof(&r, "--format", "folded", elf, dump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "[unknown];_start_[k];top_[k];caller_[k];leaf0_[k] 1\n"));
+	assert_non_null(strstr(r.out, "[unknown];_start_[k];top_[k];caller_[k];leafj_[k] 1\n"));
+	assert_non_null(strstr(r.out, "[unknown];[truncated];_start_[k];top_[k];leafand_[k] 1\n"));
+	assert_non_null(strstr(r.out, "[unknown];[truncated];_start_[k];top_[k];leaf0_[k] 1\n"));
+	assert_non_null(strstr(r.out, "[unknown];_start_[k];top_[k];caller_[k];leaff_[k] 2\n"));
+	assert_int_equal(nlines(r.out), 5);
+	run_free(&r);
+	run_kprof(&r, elf, dump, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "stacks: 1 exact, 3 repaired (a caller put back), 2 truncated"));
+	run_free(&r);
+}
+
 int test_bugs_group(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +976,7 @@ int test_bugs_group(void)
 		cmocka_unit_test(mc_syscall_hits_not_seconds),
 		cmocka_unit_test(heat_instructions_not_seconds),
 		cmocka_unit_test(flat_report_names_inlined_frames),
+		cmocka_unit_test(frameless_leaf_repair),
 	};
 
 	return cmocka_run_group_tests_name("kprof-bugs", tests, NULL, NULL);

@@ -19,6 +19,11 @@
  * written one after the other: the times are made up (a tick's period
  * apart), the order of the stacks is not the order they ran in. The idle
  * loop's ticks are samples of pid 0, perf's "swapper", with no address.
+ * A stack missing frames carries the mark the folded lines give it, as
+ * its outermost frame: an address of its own past the kernel's code,
+ * which a KSYMBOL record (as perf writes for a BPF program) names
+ * "[truncated]", so that perf script and perf report show the mark where
+ * the folded output has it, and do not pass the stack off as whole.
  *
  *   kprof --format perf --elf PROG.elf KERNEL.elf DUMP > perf.data
  *   perf script -i perf.data --vmlinux KERNEL.elf
@@ -41,6 +46,9 @@
 #define NAME_ALIGN      64             /* a feature's string is padded to this */
 #define KERNEL_MMAP    "[kernel.kallsyms]_text"
 #define KERNEL_DSO     "[kernel.kallsyms]"
+#define MARK_TRUNCATED "[truncated]"
+#define MARK_ADDR      0xFFFFF000u     /* past any kernel code: the mark's own address */
+#define MARK_LEN       16
 #define TIME_AT        (sizeof(struct perf_event_header) + 16)   /* a sample's time: after ip, pid, tid */
 #ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)       /* newer linux/perf_event.h have it */
@@ -109,6 +117,18 @@ static void record_header(struct buf *b, uint32_t type, uint16_t misc, size_t si
 	struct perf_event_header h = { type, misc, (uint16_t)size };
 
 	put(b, &h, sizeof h);
+}
+
+/* a kernel symbol of its own for the mark, which perf names by it */
+static void ksymbol(struct buf *b, uint64_t addr, uint32_t len, const char *name)
+{
+	record_header(b, PERF_RECORD_KSYMBOL, PERF_RECORD_MISC_KERNEL,
+		      sizeof(struct perf_event_header) + 8 + 4 + 2 + 2 + padded_len(name, 8));
+	put64(b, addr);
+	put32(b, len);
+	put(b, &(uint16_t){ PERF_RECORD_KSYMBOL_TYPE_UNKNOWN }, 2);
+	put(b, &(uint16_t){ 0 }, 2);
+	put_padded(b, name, 8);
 }
 
 static void comm(struct buf *b, uint32_t pid, const char *name)
@@ -277,6 +297,7 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 		mmap_record(&data, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, start, len, start, KERNEL_MMAP);
 	}
 	comm(&data, 0, "swapper");
+	ksymbol(&data, MARK_ADDR, MARK_LEN, MARK_TRUNCATED);
 	for (size_t i = 0; i < n && ss->stacks; i++) {
 		const struct stack *st = &ss->stacks[i];
 		char path[PATH_MAX];
@@ -331,6 +352,7 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 			const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
 			const struct stack *st = ss->stacks ? &ss->stacks[i] : NULL;
 			int idle = st && (st->flags & STK_IDLE);
+			int cut = st && !idle && (st->flags & STACK_TRUNCATED);
 			uint32_t pid = idle || !st ? 0 : st->pid;
 			uint64_t nchain;
 			size_t size;
@@ -339,7 +361,9 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 				nfr = 0;
 			while (nk < nfr && f[nk].mod == 0)
 				nk++;
-			nchain = nfr + (nk > 0) + (nfr > nk);
+			/* the mark, outermost: in the kernel's context (after
+			 * the user's frames, a context of its own) */
+			nchain = nfr + (nk > 0) + (nfr > nk) + (cut ? 1 + (nfr > nk || !nk) : 0);
 			size = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + 8 + 8 * nchain;
 			if (size > UINT16_MAX)
 				continue;       /* cannot be: 127 frames at most */
@@ -364,6 +388,10 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 					put64(&rec, PERF_CONTEXT_USER);
 				put64(&rec, f[k].addr);
 			}
+			if (cut && (nfr > nk || !nk))
+				put64(&rec, PERF_CONTEXT_KERNEL);
+			if (cut)
+				put64(&rec, MARK_ADDR);
 			for (uint64_t t = 0; t < w; t++) {
 				time += period;
 				memcpy(rec.p + TIME_AT, &time, sizeof time);

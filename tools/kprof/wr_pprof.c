@@ -5,7 +5,10 @@
  * symbolized; each sample the leaf first, its values the samples and the
  * cpu time they stand for (samples x period) when they are clock ticks,
  * or else the one count the set has (system-call hits, instructions), by
- * the sample set's unit. */
+ * the sample set's unit. A stack's marks are the folded lines': a stack
+ * missing frames has a "[truncated]" frame outermost (a location of no
+ * mapping), and every mark is a label too, "stack" = "truncated" or
+ * "repaired", which -tagfocus and -tagignore select by and -raw lists. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -20,6 +23,7 @@ typedef Perftools__Profiles__Mapping Mapping;
 typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
+typedef Perftools__Profiles__Label Label;
 
 static int64_t str(struct strtab *t, const char *s)
 {
@@ -85,9 +89,15 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	uint8_t *buf;
 	size_t len;
 	int r;
+	/* the marks' labels, shared by the samples that carry them */
+	Label lab[2] = { PERFTOOLS__PROFILES__LABEL__INIT, PERFTOOLS__PROFILES__LABEL__INIT };
+	Label *trunc_l[] = { &lab[0] }, *rep_l[] = { &lab[1] }, *both_l[] = { &lab[0], &lab[1] };
 
 	(void)wo, (void)p;
 	str(&st, "");
+	lab[0].key = lab[1].key = str(&st, "stack");
+	lab[0].str = str(&st, "truncated");
+	lab[1].str = str(&st, "repaired");
 	types[0] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	types[1] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	types[0].type = str(&st, u->type);
@@ -116,13 +126,16 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		uint64_t w;
 		const struct frame *f = sampleset_stack(ss, i, &one, &nfr, &w);
 		Sample *s = &samples[nsamp];
-		int made;
+		const struct stack *stk = ss->stacks ? &ss->stacks[i] : NULL;
+		int made, cut = stk && (stk->flags & STACK_TRUNCATED), rep = stk && (stk->flags & STACK_REPAIRED);
 
 		if (!w || !nfr)
 			continue;       /* the idle loop has no location */
 		*s = (Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
-		s->n_location_id = nfr;
-		s->location_id = kp_calloc(nfr, sizeof *s->location_id);
+		s->n_location_id = nfr + cut;
+		s->location_id = kp_calloc(nfr + cut, sizeof *s->location_id);
+		s->n_label = cut + rep;
+		s->label = cut && rep ? both_l : cut ? trunc_l : rep_l;
 		s->n_value = nvalues;
 		s->value = kp_calloc(nvalues, sizeof *s->value);
 		s->value[0] = (int64_t)w;
@@ -172,6 +185,36 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 			lv[lid - 1].id = lid;
 			lv[lid - 1].mapping_id = f[k].mod + 1;
 			lv[lid - 1].address = f[k].addr;
+		}
+		if (cut) {              /* the mark, outermost: of no module, no address */
+			size_t lid = id_of(&locs, (uint32_t)ss->nmods, 0, &made);
+
+			s->location_id[nfr] = lid;
+			if (made) {
+				size_t fid = id_of(&fns, (uint32_t)ss->nmods, (uint64_t)str(&st, "[truncated]"), &made);
+				Line *lb = kp_calloc(1, sizeof *lb), **ll = kp_calloc(1, sizeof *ll);
+
+				if (locs.n > cap_l) {
+					cap_l = 2 * locs.n;
+					lv = kp_reallocarray(lv, cap_l, sizeof *lv);
+				}
+				if (made) {
+					if (fns.n > cap_f) {
+						cap_f = 2 * fns.n;
+						fv = kp_reallocarray(fv, cap_f, sizeof *fv);
+					}
+					fv[fid - 1] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+					fv[fid - 1].id = fid;
+					fv[fid - 1].name = fv[fid - 1].system_name = str(&st, "[truncated]");
+				}
+				*lb = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+				lb->function_id = fid;
+				ll[0] = lb;
+				lv[lid - 1] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+				lv[lid - 1].id = lid;
+				lv[lid - 1].n_line = 1;
+				lv[lid - 1].line = ll;
+			}
 		}
 		samplep[nsamp++] = s;
 	}
