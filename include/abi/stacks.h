@@ -31,6 +31,9 @@
 #define STK_IDLE       0x02     /* the idle loop: no frames, one "idle" */
 #define STK_KTRUNC     0x04     /* the kernel's walk ended on a bad or cut chain */
 #define STK_UTRUNC     0x08     /* the user's walk did */
+#define STK_UNWOUND    0x10     /* the user's frames came through the program's
+                                 * unwind table (its .eh_frame): exact at every
+                                 * instruction, so the host repairs nothing */
 
 struct stk_dump {               /* 32 bytes */
 	uint32_t nrecs;

@@ -249,8 +249,10 @@ static inline __attribute__((always_inline)) uint32_t user_side(struct proc *p, 
 		*fl |= STK_UTRUNC;      /* no room left for the user's frames */
 		return 0;
 	}
-	if (t && loaded && r.sp - USER_BASE <= USER_TOP - 8 - USER_BASE)
+	if (t && loaded && r.sp - USER_BASE <= USER_TOP - 8 - USER_BASE) {
+		*fl |= STK_UNWOUND;
 		return table_walk(t, r, f, max, h, fl);
+	}
 	f[0] = r.pc;
 	if (loaded && fp - USER_BASE <= USER_TOP - 8 - USER_BASE) {
 		o = arch_user_chain(fp, f + 1, f + max, &sum, &bits, &whole);

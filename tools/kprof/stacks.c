@@ -296,7 +296,12 @@ void stacks_repair(struct symbolizer *sy, struct sampleset *ss)
 			exact += st->weight;
 			continue;
 		}
-		if (ke) {
+		/* user frames the kernel found through the program's unwind
+		 * table are exact at every instruction: nothing to repair; nor
+		 * is a kernel leaf right above the user's frames (a tick in the
+		 * trap's entry or exit stub): it has no kernel caller to lose */
+		if (ke && !(f[0].mod != 0 && (st->flags & STK_UNWOUND)) &&
+		    !(f[0].mod == 0 && (n == 1 || f[1].mod != 0))) {
 			switch (edge_cached(&cache, cs, insn, ke, f[0].mod, f[0].addr)) {
 			case EDGE_AT0: caller = st->ret; break;
 			case EDGE_AT4: caller = st->ret1; break;
@@ -316,7 +321,7 @@ void stacks_repair(struct symbolizer *sy, struct sampleset *ss)
 		 * user walk lost that function's caller, and no words can say it */
 		for (u = 0; u < n && f[u].mod == 0; u++)
 			;
-		if (u > 0 && u < n && insn && elf_of(sy, f[u].mod) &&
+		if (u > 0 && u < n && insn && !(st->flags & STK_UNWOUND) && elf_of(sy, f[u].mod) &&
 		    edge_cached(&cache, cs, insn, elf_of(sy, f[u].mod), f[u].mod, f[u].addr) != EDGE_NONE)
 			lost = 1;
 		memcpy(out + nf, f, sizeof *f);
