@@ -57,8 +57,7 @@ PROG_FILES := $(abspath $(PROG))
 $(BUILD)/initrd.prog: FORCE
 	@mkdir -p $(@D)
 	@for p in $(PROG_FILES); do test -f "$$p" || { echo "PROG: no file $$p" >&2; exit 1; }; done
-	@echo '$(PROG_FILES)' > $@.tmp
-	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+	@t=$@.$$$$.tmp; echo '$(PROG_FILES)' > $$t; cmp -s $$t $@ || mv $$t $@; rm -f $$t
 
 $(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.prog | $(DEPS_OK)
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
@@ -69,11 +68,12 @@ $(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.pr
 		-C $(BUILD)/initrd -cf $@ bin
 
 # ---- ISO ----
+# (the temporary files above and here are named by the shell's pid: two
+# makes at once, as the suite's make profile tests run, each write their own)
 CMDLINE ?=
 $(BUILD)/iso/boot/grub/grub.cfg: boot/grub.cfg.in FORCE
 	@mkdir -p $(@D)
-	@sed 's|@CMDLINE@|$(CMDLINE)|' $< > $@.tmp
-	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+	@t=$@.$$$$.tmp; sed 's|@CMDLINE@|$(CMDLINE)|' $< > $$t; cmp -s $$t $@ || mv $$t $@; rm -f $$t
 
 $(BUILD)/os.iso: $(BUILD)/kernel.elf $(BUILD)/initrd.tar $(BUILD)/iso/boot/grub/grub.cfg
 	cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
@@ -93,7 +93,7 @@ QEMUFLAGS ?=
 run: all
 	@echo "kprof-os: booting; type at the \$$ prompt, 'halt' to power off, Ctrl-A x to leave QEMU"
 	$(PYTHON) tests/qemu/vm.py --interactive $(if $(filter 1,$(ICOUNT)),--icount) \
-		--cmdline '$(ARGS)' --qemu-flags '$(QEMUFLAGS)'
+		--cmdline='$(ARGS)' --qemu-flags='$(QEMUFLAGS)'
 
 # make profile CMD='kwork loop 1000000 50': one command line, profiled in a
 # fresh QEMU under -icount by ENGINE (default stacks; ENGINE= lists them); the
@@ -107,9 +107,9 @@ profile: all
 		echo "usage: make profile CMD='stackwork tree 40' [PROG='path/to/prog ...'] [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ACCURACY=1] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
 		$(PYTHON) tests/qemu/profile.py --list; exit 2; fi; \
 	$(PYTHON) tests/qemu/profile.py --engine "$$engine" --out '$(OUT)' \
-		--cmdline '$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout '$(or $(TIMEOUT),300)' \
+		--cmdline='$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout='$(or $(TIMEOUT),300)' \
 		$(if $(filter 1,$(ACCURACY)),--accuracy) \
-		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+		--kprof-args='$(KPROFFLAGS)' --qemu-flags='$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 # the host's ELFs of PROG, for the symbolizer (tests/qemu/engines.py)
 profile flamegraph: export KPROF_PROGS = $(PROG_FILES)
@@ -118,8 +118,8 @@ profile flamegraph: export KPROF_PROGS = $(PROG_FILES)
 # command line; the folded stacks and the SVG flame graph in build/flame/
 flamegraph: all
 	@test -n "$$KPROF_CMD" || { echo "usage: make flamegraph CMD='stackwork tree 40' [ARGS='hz=10000']"; exit 2; }
-	@$(PYTHON) tests/qemu/profile.py --engine stacks --out $(BUILD)/flame --cmdline '$(ARGS)' \
-		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+	@$(PYTHON) tests/qemu/profile.py --engine stacks --out $(BUILD)/flame --cmdline='$(ARGS)' \
+		--kprof-args='$(KPROFFLAGS)' --qemu-flags='$(QEMUFLAGS)' -- "$$KPROF_CMD"
 flamegraph: export KPROF_CMD = $(CMD)
 
 demo: all

@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 				exit(2);
 			}
 		} else if (strcmp(opt, "-z") == 0) {
-			o.timval = (uint16_t)option(opt, v, 0xFFFF);   /* cm_timval is 16 bits */
+			o.timval = (uint16_t)option(opt, v, PRF_MAX_TIMVAL);   /* cm_timval is 16 bits */
 		} else if (strcmp(opt, "-b") == 0) {
 			o.bufsz = number(v);
 		} else if (strcmp(opt, "-f") == 0) {

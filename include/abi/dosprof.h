@@ -64,6 +64,7 @@
 
 #define PRF_MAXSLOTS     255    /* r1_nslots is one byte */
 #define PRF_DEFAULT_TIMVAL 1000
+#define PRF_MAX_TIMVAL   65535  /* cm_timval is 16 bits; make profile checks HZ= by it */
 #define PRF_MAXSESSIONS  16     /* sessions at once, one per target */
 #define PRF_MAXBUF       (16u << 20)    /* cm_bufsz above: not enough memory */
 
