@@ -174,6 +174,9 @@ struct sampleset {
 	uint64_t idle;                 /* of the kernel's, the idle loop's (has_idle) */
 	int has_idle;
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
+	uint64_t scoped;               /* of a scope, every count, when the dump says more than
+	                                  its addresses hold (0: their sum) */
+	const char *outside_label;     /* the row of what has no address ("<outside text>") */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
 	int unit;                      /* UNIT_*: what total, counts and weights count */

@@ -270,9 +270,16 @@ int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampl
 		}
 	}
 	/* kernel ticks without a count are the kernel's to show; a user
-	 * profile's counts are all there is of its scope */
+	 * profile's counts are all there is of its scope, unless it says */
 	p->outside = !ss->scope && ss->kernel > sum ? ss->kernel - sum : 0;
 	p->kernel = !ss->scope && ss->kernel > sum ? ss->kernel : sum;
+	/* a scope's counts without an address (a DosProfile session's hits
+	 * outside every slot) are a row of their own: the rows sum to the
+	 * header's user count */
+	if (ss->scope && ss->scoped > sum) {
+		p->outside = ss->scoped - sum;
+		p->kernel = ss->scoped;
+	}
 	return 0;
 }
 
