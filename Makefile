@@ -34,6 +34,18 @@ XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
 	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
+# V=1 shows every command in full; by default a build step is one short
+# line, "  CC       build/kernel/main.o", as the Linux kernel's build
+# prints (a failing command's own messages still show).
+V ?= 0
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
 # A constant of include/abi/memlayout.h as a number for the linkers and
 # nasm (KERN_LINK's "(0xC0000000u + 0x100000u)" -> 0xc0100000).
 memlayout = $(shell printf '0x%x' $$(( $$(echo $(1) | \
@@ -61,10 +73,10 @@ $(BUILD)/initrd.prog: FORCE
 
 $(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.prog | $(DEPS_OK)
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
-	cp $(USER_BINS) $(BUILD)/initrd/bin/
+	$(call quiet,INITRD,$@)cp $(USER_BINS) $(BUILD)/initrd/bin/
 	$(call DEB_INITRD_INSTALL,$(BUILD)/initrd)
-	$(if $(PROG_FILES),cp $(PROG_FILES) $(BUILD)/initrd/bin/)
-	tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
+	$(if $(PROG_FILES),$(Q)cp $(PROG_FILES) $(BUILD)/initrd/bin/)
+	$(Q)tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
 		-C $(BUILD)/initrd -cf $@ bin
 
 # ---- ISO ----
@@ -76,9 +88,9 @@ $(BUILD)/iso/boot/grub/grub.cfg: boot/grub.cfg.in FORCE
 	@t=$@.$$$$.tmp; sed 's|@CMDLINE@|$(CMDLINE)|' $< > $$t; cmp -s $$t $@ || mv $$t $@; rm -f $$t
 
 $(BUILD)/os.iso: $(BUILD)/kernel.elf $(BUILD)/initrd.tar $(BUILD)/iso/boot/grub/grub.cfg
-	cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
-	cp $(BUILD)/initrd.tar $(BUILD)/iso/boot/initrd.tar
-	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+	$(call quiet,ISO,$@)cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
+	$(Q)cp $(BUILD)/initrd.tar $(BUILD)/iso/boot/initrd.tar
+	$(Q)grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
 FORCE:
 

@@ -218,6 +218,9 @@ def main():
         j = console.find("\n$ ", i + len(first) + 3)
         text = console[i:j + 1 if j >= 0 else len(console)]
         print(without_export_hints(text), end="")
+    note = getattr(eng, "note", None)
+    if note and note():
+        print("profile: %s" % note())
     print("profile: the dumps are in %s/ (%s), the console in %s"
           % (rel(out), ", ".join(eng.files), rel(os.path.join(out, "console.log"))))
     status = 0

@@ -61,6 +61,9 @@ def accuracy_test(eng):
             t = re.search(r"^top10 (\d+) of the \d+ hottest functions by the exact count", r.stdout, re.M)
             assert t and int(t.group(1)) >= 6, r.stdout        # mix_a .. mix_f at least
             assert re.search(r"^off by more than 3 sd: ", r.stdout, re.M), r.stdout
+            # its 30 s to minutes are not silent: each step as it begins
+            assert re.search(r"^accuracy:\s+\d+s: booting a fresh QEMU$", r.stdout, re.M) and \
+                re.search(r"^accuracy:\s+\d+s: running heat ", r.stdout, re.M), r.stdout
             assert os.path.exists(os.path.join(out, "accuracy", "dev", "heat"))
 
     def ungraded(h):
@@ -241,3 +244,33 @@ def profile_limits(h):
         r = run("--out", out, "--timeout", "0.5", "--", "spin 1")
         h.text += r.stdout + r.stderr
         assert r.returncode == 1 and "timed out" in r.stderr and "TIMEOUT=2" in r.stderr, r.stderr
+
+
+@test("profile_profil_pg", timeout=200, qemu=False)
+def profile_profil_pg(h):
+    """make profile ENGINE=profil says it profiled NAME.pg, the -pg build,
+    and kprof gmon's report says its samples are of that build, which
+    compiles differently from the plain program."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run("--engine", "profil", "--out", out, "--cmdline", "hz=10000", "--", "hotcold 200000")
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 0, r.stderr
+        assert "ENGINE=profil profiled hotcold.pg (build/user/bin/hotcold.pg), the -pg build of hotcold" \
+            in r.stdout, r.stdout
+        assert re.search(r"^note: the samples are of build/user/bin/hotcold\.pg, a -pg build .*"
+                         r"compiled differently", r.stdout, re.M), r.stdout
+
+
+@test("build_quiet", timeout=120, qemu=False)
+def build_quiet(h):
+    """A build step prints one short line ("  CC       .../user/echo.o"),
+    not the compiler's command line; V=1 prints the command in full. Built
+    in a scratch BUILD= so that the checkout's build is untouched."""
+    for v, want in (("0", r"^  CC       \S+/user/echo\.o$"), ("1", r"^i686-linux-gnu-gcc .* -c -o \S+/user/echo\.o ")):
+        with tempfile.TemporaryDirectory() as b:
+            r = subprocess.run(["make", "--no-print-directory", "V=" + v, "BUILD=" + b, b + "/user/echo.o"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=100)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0 and re.search(want, r.stdout, re.M), r.stdout + r.stderr
+            if v == "0":
+                assert "-ffreestanding" not in r.stdout, r.stdout
