@@ -157,6 +157,7 @@ clean:
 
 help:
 	@echo "make          build kernel, user programs, initrd, ISO and host tool"
+	@echo "              (a short line a step; V=1 prints every command in full)"
 	@echo "make run      boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line,"
 	@echo "              ICOUNT=0 without -icount); ^C goes to the guest, Ctrl-A x leaves QEMU;"
 	@echo "              each session's exports are unpacked under build/run/N as they arrive"
