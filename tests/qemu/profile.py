@@ -74,10 +74,18 @@ PRODUCTS = ["console.log", "com2.tar", "flame.folded", "flame.svg", "flame.speed
             "flame.pb.gz", "perf.data"]
 
 
+def made(out):
+    """The files in out that a run makes (after clean(), this run's)."""
+    return sorted(f for p in PRODUCTS + [p for e in ENGINES.values() for p in e.files]
+                  for f in exported(out, p)) + \
+        sorted(f for f in glob.glob(os.path.join(out, "accuracy", "**"), recursive=True)
+               if os.path.isfile(f))
+
+
 def clean(out):
     os.makedirs(out, exist_ok=True)
-    for f in PRODUCTS + [f for e in ENGINES.values() for f in e.files]:
-        for old in exported(out, f):
+    for old in made(out):
+        if not old.startswith(os.path.join(out, "accuracy", "")):
             os.remove(old)
     if os.path.isdir(os.path.join(out, "accuracy")):
         shutil.rmtree(os.path.join(out, "accuracy"))
@@ -193,7 +201,6 @@ def main():
     print("profile: a fresh QEMU under -icount, engine %s" % args.engine, file=sys.stderr,
           flush=True)
     out = args.out or os.path.join(TOP, "build", "profile")
-    began = time.time()
     try:
         eng, out, console, failed = profile(args.line, args.engine, out, args.cmdline,
                                             shlex.split(args.qemu_flags), args.timeout)
@@ -205,9 +212,9 @@ def main():
         if isinstance(e, qemu.VMError) and "timed out" in str(e):
             print("profile: each step may take TIMEOUT=%g seconds: raise it, e.g. make profile "
                   "TIMEOUT=%g ..." % (args.timeout, args.timeout * 4), file=sys.stderr)
-        # only what this run made (clean() removed an earlier run's)
-        kept = [rel(f) for f in glob.glob(os.path.join(out, "**"), recursive=True)
-                if os.path.isfile(f) and not f.endswith("com2.tar") and os.path.getmtime(f) >= began - 1]
+        # only what this run made (clean() removed an earlier run's), not
+        # the user's own files in OUT=
+        kept = [rel(f) for f in made(out) if not f.endswith("com2.tar")]
         if kept:
             print("profile: what was exported is kept: %s" % " ".join(sorted(kept)), file=sys.stderr)
         return 1

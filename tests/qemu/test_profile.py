@@ -241,9 +241,13 @@ def profile_limits(h):
         h.text += r.stdout + r.stderr
         assert "dosprof: -z 70000: at most 65535" in r.stdout and "the guest exported no" in r.stdout, \
             r.stdout + r.stderr
+        for stale in ("flame.svg", "mine.txt"):      # an earlier run's, and the user's
+            open(os.path.join(out, stale), "w").write("stale\n")
         r = run("--out", out, "--timeout", "0.5", "--", "spin 1")
         h.text += r.stdout + r.stderr
         assert r.returncode == 1 and "timed out" in r.stderr and "TIMEOUT=2" in r.stderr, r.stderr
+        # what is listed as kept is this run's: not the earlier flame.svg, not the user's file
+        assert "flame.svg" not in r.stderr and "mine.txt" not in r.stderr, r.stderr
 
 
 @test("profile_profil_pg", timeout=200, qemu=False)
