@@ -102,6 +102,9 @@ def guest_errors(script, outputs):
             continue
         own = [l for l in text.splitlines() if re.match(r"^[\w.]+: ", l) and not l.startswith("sh: ")]
         said.append("the guest's line %r failed: %s" % (line, "; ".join(own + [why])))
+    if said:        # the engine's line is made of CMD=, HZ= and ARGS=: change one of those
+        said.append("change what the guest names: CMD= (the command line), HZ= (the rate) or "
+                    "ARGS= (the boot words)")
     return said
 
 
