@@ -34,6 +34,18 @@ XCFLAGS := $(CFLAGS) -m32 -march=i686 -ffreestanding -nostdlib -fno-pic -fno-pie
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin \
 	-Wall -Wextra -Wmissing-prototypes -Werror -std=gnu11 -MD -MP -Iinclude
 LIBGCC  := $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
+# V=1 shows every command in full; by default a build step is one short
+# line, "  CC       build/kernel/main.o", as the Linux kernel's build
+# prints (a failing command's own messages still show).
+V ?= 0
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
 # A constant of include/abi/memlayout.h as a number for the linkers and
 # nasm (KERN_LINK's "(0xC0000000u + 0x100000u)" -> 0xc0100000).
 memlayout = $(shell printf '0x%x' $$(( $$(echo $(1) | \
@@ -57,28 +69,28 @@ PROG_FILES := $(abspath $(PROG))
 $(BUILD)/initrd.prog: FORCE
 	@mkdir -p $(@D)
 	@for p in $(PROG_FILES); do test -f "$$p" || { echo "PROG: no file $$p" >&2; exit 1; }; done
-	@echo '$(PROG_FILES)' > $@.tmp
-	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+	@t=$@.$$$$.tmp; echo '$(PROG_FILES)' > $$t; cmp -s $$t $@ || mv $$t $@; rm -f $$t
 
 $(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.prog | $(DEPS_OK)
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
-	cp $(USER_BINS) $(BUILD)/initrd/bin/
+	$(call quiet,INITRD,$@)cp $(USER_BINS) $(BUILD)/initrd/bin/
 	$(call DEB_INITRD_INSTALL,$(BUILD)/initrd)
-	$(if $(PROG_FILES),cp $(PROG_FILES) $(BUILD)/initrd/bin/)
-	tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
+	$(if $(PROG_FILES),$(Q)cp $(PROG_FILES) $(BUILD)/initrd/bin/)
+	$(Q)tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
 		-C $(BUILD)/initrd -cf $@ bin
 
 # ---- ISO ----
+# (the temporary files above and here are named by the shell's pid: two
+# makes at once, as the suite's make profile tests run, each write their own)
 CMDLINE ?=
 $(BUILD)/iso/boot/grub/grub.cfg: boot/grub.cfg.in FORCE
 	@mkdir -p $(@D)
-	@sed 's|@CMDLINE@|$(CMDLINE)|' $< > $@.tmp
-	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+	@t=$@.$$$$.tmp; sed 's|@CMDLINE@|$(CMDLINE)|' $< > $$t; cmp -s $$t $@ || mv $$t $@; rm -f $$t
 
 $(BUILD)/os.iso: $(BUILD)/kernel.elf $(BUILD)/initrd.tar $(BUILD)/iso/boot/grub/grub.cfg
-	cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
-	cp $(BUILD)/initrd.tar $(BUILD)/iso/boot/initrd.tar
-	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+	$(call quiet,ISO,$@)cp $(BUILD)/kernel.elf $(BUILD)/iso/boot/kernel.elf
+	$(Q)cp $(BUILD)/initrd.tar $(BUILD)/iso/boot/initrd.tar
+	$(Q)grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
 FORCE:
 
@@ -93,7 +105,7 @@ QEMUFLAGS ?=
 run: all
 	@echo "kprof-os: booting; type at the \$$ prompt, 'halt' to power off, Ctrl-A x to leave QEMU"
 	$(PYTHON) tests/qemu/vm.py --interactive $(if $(filter 1,$(ICOUNT)),--icount) \
-		--cmdline '$(ARGS)' --qemu-flags '$(QEMUFLAGS)'
+		--cmdline='$(ARGS)' --qemu-flags='$(QEMUFLAGS)'
 
 # make profile CMD='kwork loop 1000000 50': one command line, profiled in a
 # fresh QEMU under -icount by ENGINE (default stacks; ENGINE= lists them); the
@@ -107,9 +119,9 @@ profile: all
 		echo "usage: make profile CMD='stackwork tree 40' [PROG='path/to/prog ...'] [ENGINE=NAME] [HZ=N] [TIMEOUT=S] [ACCURACY=1] [ARGS='boot words'] [OUT=dir] [KPROFFLAGS='--lines']"; \
 		$(PYTHON) tests/qemu/profile.py --list; exit 2; fi; \
 	$(PYTHON) tests/qemu/profile.py --engine "$$engine" --out '$(OUT)' \
-		--cmdline '$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout '$(or $(TIMEOUT),300)' \
+		--cmdline='$(ARGS)$(if $(HZ), hz=$(HZ))' --timeout='$(or $(TIMEOUT),300)' \
 		$(if $(filter 1,$(ACCURACY)),--accuracy) \
-		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+		--kprof-args='$(KPROFFLAGS)' --qemu-flags='$(QEMUFLAGS)' -- "$$KPROF_CMD"
 profile: export KPROF_CMD = $(CMD)
 # the host's ELFs of PROG, for the symbolizer (tests/qemu/engines.py)
 profile flamegraph: export KPROF_PROGS = $(PROG_FILES)
@@ -118,8 +130,8 @@ profile flamegraph: export KPROF_PROGS = $(PROG_FILES)
 # command line; the folded stacks and the SVG flame graph in build/flame/
 flamegraph: all
 	@test -n "$$KPROF_CMD" || { echo "usage: make flamegraph CMD='stackwork tree 40' [ARGS='hz=10000']"; exit 2; }
-	@$(PYTHON) tests/qemu/profile.py --engine stacks --out $(BUILD)/flame --cmdline '$(ARGS)' \
-		--kprof-args '$(KPROFFLAGS)' --qemu-flags '$(QEMUFLAGS)' -- "$$KPROF_CMD"
+	@$(PYTHON) tests/qemu/profile.py --engine stacks --out $(BUILD)/flame --cmdline='$(ARGS)' \
+		--kprof-args='$(KPROFFLAGS)' --qemu-flags='$(QEMUFLAGS)' -- "$$KPROF_CMD"
 flamegraph: export KPROF_CMD = $(CMD)
 
 demo: all
@@ -145,6 +157,7 @@ clean:
 
 help:
 	@echo "make          build kernel, user programs, initrd, ISO and host tool"
+	@echo "              (a short line a step; V=1 prints every command in full)"
 	@echo "make run      boot the ISO in QEMU on this terminal (ARGS='hz=5000' for the command line,"
 	@echo "              ICOUNT=0 without -icount); ^C goes to the guest, Ctrl-A x leaves QEMU;"
 	@echo "              each session's exports are unpacked under build/run/N as they arrive"

@@ -13,11 +13,11 @@ KCFLAGS    := $(XCFLAGS) -Ikernel -Ikernel/arch/$(ARCH) -mgeneral-regs-only
 
 $(BUILD)/kernel/%.o: kernel/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/%.asm.o: %.asm include/abi/memlayout.h | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(NASM) -f elf32 -DKERNBASE=$(KERNBASE_ADDR) -DKERN_TOP=$(KERN_TOP_ADDR) \
+	$(call quiet,AS,$@)$(NASM) -f elf32 -DKERNBASE=$(KERNBASE_ADDR) -DKERN_TOP=$(KERN_TOP_ADDR) \
 		-MD $(@:.o=.d) -MP $< -o $@
 
 # Two links: the first with an empty symbol table, from which
@@ -33,26 +33,26 @@ KTEXTSYMS = $(NM) -S --defined-only $(1) | awk '$$3 ~ /^[tT]$$/ || $$2 ~ /^[tT]$
 
 $(BUILD)/ksyms0.c: kernel/mkksyms.sh
 	@mkdir -p $(@D)
-	sh kernel/mkksyms.sh $(NM) > $@
+	$(call quiet,GEN,$@)sh kernel/mkksyms.sh $(NM) > $@
 $(BUILD)/ksyms.c: $(BUILD)/kernel.pass1.elf kernel/mkksyms.sh
-	sh kernel/mkksyms.sh $(NM) $< > $@
+	$(call quiet,GEN,$@)sh kernel/mkksyms.sh $(NM) $< > $@
 $(BUILD)/linux_names.c: kernel/mklinuxnames.sh
 	@mkdir -p $(@D)
-	sh kernel/mklinuxnames.sh $(CC) > $@.tmp && mv $@.tmp $@
+	$(call quiet,GEN,$@)sh kernel/mklinuxnames.sh $(CC) > $@.tmp && mv $@.tmp $@
 $(BUILD)/ksyms0.o $(BUILD)/ksyms.o $(BUILD)/linux_names.o: $(BUILD)/%.o: $(BUILD)/%.c
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/kernel.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o kernel/kernel.ld include/abi/memlayout.h
-	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms0.o $(LIBGCC)
+	$(call quiet,LD,$@)$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms0.o $(LIBGCC)
 
 $(BUILD)/kernel.elf: $(KERNEL_OBJ) $(BUILD)/ksyms.o kernel/kernel.ld include/abi/memlayout.h
-	$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o $(LIBGCC)
+	$(call quiet,LD,$@)$(KLINK) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o $(LIBGCC)
 	@$(call KTEXTSYMS,$(BUILD)/kernel.pass1.elf) > $(BUILD)/kernel.pass1.syms
 	@$(call KTEXTSYMS,$@) > $(BUILD)/kernel.pass2.syms
 	@cmp -s $(BUILD)/kernel.pass1.syms $(BUILD)/kernel.pass2.syms || { \
 		echo "$@: the symbol table moved functions between the links"; rm -f $@; exit 1; }
-	grub-file --is-x86-multiboot2 $@ || { echo "$@: not multiboot2"; rm -f $@; exit 1; }
-	$(NM) -n $@ > $(BUILD)/kernel.sym
-	$(OBJDUMP) -S $@ > $(BUILD)/kernel.asm
+	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "$@: not multiboot2"; rm -f $@; exit 1; }
+	$(Q)$(NM) -n $@ > $(BUILD)/kernel.sym
+	$(Q)$(OBJDUMP) -S $@ > $(BUILD)/kernel.asm
 
 -include $(KERNEL_OBJ:.o=.d)

@@ -260,7 +260,7 @@ static void sort_desc(uint32_t *addr, uint32_t *cnt, uint32_t n)
 
 static void pct(uint32_t part, uint32_t whole, char *buf)
 {
-	unsigned t = whole ? (unsigned)((uint64_t)part * 1000 / whole) : 0;
+	unsigned t = prf_permille(part, whole);     /* the host's rule too */
 	snprintf(buf, 12, "%u.%u%%", t / 10, t % 10);
 }
 
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 				exit(2);
 			}
 		} else if (strcmp(opt, "-z") == 0) {
-			o.timval = (uint16_t)option(opt, v, 0xFFFF);   /* cm_timval is 16 bits */
+			o.timval = (uint16_t)option(opt, v, PRF_MAX_TIMVAL);   /* cm_timval is 16 bits */
 		} else if (strcmp(opt, "-b") == 0) {
 			o.bufsz = number(v);
 		} else if (strcmp(opt, "-f") == 0) {

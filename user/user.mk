@@ -53,19 +53,19 @@ USER_AR := $(CC)-ar
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(@D)
-	$(CC) $(UCFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(UCFLAGS) -c -o $@ $<
 
 $(BUILD)/user/lib/%.o: user/lib/%.S
 	@mkdir -p $(@D)
-	$(CC) $(UCFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(UCFLAGS) -c -o $@ $<
 
 $(USER_LIBC): $(USER_LIBOBJS)
-	rm -f $@
-	$(USER_AR) rcs $@ $^
+	$(Q)rm -f $@
+	$(call quiet,AR,$@)$(USER_AR) rcs $@ $^
 
 $(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld include/abi/memlayout.h
 	@mkdir -p $(@D)
-	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
+	$(call quiet,LD,$@)$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
 		--defsym=USER_LINK=$(USER_LINK_ADDR) \
 		-o $@ $(USER_CRT0) $(filter-out $(USER_CRT0),$(filter %.o,$^)) $(USER_LIBC) $(LIBGCC)
 
@@ -76,11 +76,11 @@ $(BUILD)/user/bin/%: $(BUILD)/user/%.o $(USER_CRT0) $(USER_LIBC) user/user.ld in
 PGFLAGS := -pg -fno-optimize-sibling-calls
 $(BUILD)/user/pg/%.o: user/%.c
 	@mkdir -p $(@D)
-	$(CC) $(UCFLAGS) $(PGFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(UCFLAGS) $(PGFLAGS) -c -o $@ $<
 
 $(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_LIBC) user/user.ld include/abi/memlayout.h
 	@mkdir -p $(@D)
-	$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
+	$(call quiet,LD,$@)$(LD) -m elf_i386 -nostdlib -static --build-id -T user/user.ld \
 		--defsym=USER_LINK=$(USER_LINK_ADDR) \
 		-o $@ $(USER_CRT0) $(USER_GCRT0) $< $(USER_LIBC) $(LIBGCC)
 
@@ -89,12 +89,12 @@ $(BUILD)/user/bin/%.pg: $(BUILD)/user/pg/%.o $(USER_CRT0) $(USER_GCRT0) $(USER_L
 MANYSYMS := 5000
 $(BUILD)/user/gen/manysyms.c: user/mksyms.sh
 	@mkdir -p $(@D)
-	sh user/mksyms.sh $(MANYSYMS) > $@.tmp && mv $@.tmp $@
+	$(call quiet,GEN,$@)sh user/mksyms.sh $(MANYSYMS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/user/manysyms.o: $(BUILD)/user/gen/manysyms.c
-	$(CC) $(UCFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(UCFLAGS) -c -o $@ $<
 
 $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
-	$(OBJCOPY) --strip-all $< $@
+	$(call quiet,OBJCOPY,$@)$(OBJCOPY) --strip-all $< $@
 
 # The objects are intermediate only by make's rules; keep them for debugging.
 .SECONDARY: $(USER_PROGS:%=$(BUILD)/user/%.o) $(USER_PG:%=$(BUILD)/user/pg/%.o)
@@ -115,7 +115,7 @@ LINUX_CFLAGS := -static -O2 -g
 
 $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LINUX_CFLAGS) -o $@ $< -lm
+	$(call quiet,LD,$@)$(CC) $(LINUX_CFLAGS) -o $@ $< -lm
 
 # omitfp, a known call tree, without frame pointers (the compiler's -O2
 # default on i386, said outright), with them in half of it, and with them
@@ -142,13 +142,13 @@ LINUX_VARIANTS := $(patsubst %,$(BUILD)/user/linux/%,hello.pie hello.dyn hello.c
 USER_BINS += $(LINUX_VARIANTS)
 $(BUILD)/user/linux/hello.pie: user/linux/hello.c
 	@mkdir -p $(@D)
-	$(CC) -static-pie -O2 -g -o $@ $< -lm
+	$(call quiet,LD,$@)$(CC) -static-pie -O2 -g -o $@ $< -lm
 $(BUILD)/user/linux/hello.dyn: user/linux/hello.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -o $@ $< -lm
+	$(call quiet,LD,$@)$(CC) -O2 -g -o $@ $< -lm
 $(BUILD)/user/linux/hello.cut: $(BUILD)/user/bin/hello
 	@mkdir -p $(@D)
-	head -c 8192 $< > $@
+	$(call quiet,GEN,$@)head -c 8192 $< > $@
 $(BUILD)/user/linux/hello.amd64: $(BUILD)/user/bin/hello
 	@mkdir -p $(@D)
-	cp $< $@.tmp && printf '\076' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none && mv $@.tmp $@
+	$(call quiet,GEN,$@)cp $< $@.tmp && printf '\076' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none && mv $@.tmp $@

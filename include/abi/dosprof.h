@@ -64,8 +64,19 @@
 
 #define PRF_MAXSLOTS     255    /* r1_nslots is one byte */
 #define PRF_DEFAULT_TIMVAL 1000
+#define PRF_MAX_TIMVAL   65535  /* cm_timval is 16 bits; make profile checks HZ= by it */
 #define PRF_MAXSESSIONS  16     /* sessions at once, one per target */
 #define PRF_MAXBUF       (16u << 20)    /* cm_bufsz above: not enough memory */
+
+/* A share in tenths of a percent, rounded to nearest (half up): the one
+ * rule of the guest's dosprof report and of kprof dosprof, so that both
+ * print 98.9 % for the same counts. The count a share is of is the same
+ * on both sides too: every sample of the session (idle, vm86, kernel,
+ * shrmem, unknown and each slot's). */
+static inline uint32_t prf_permille(uint64_t part, uint64_t whole)
+{
+	return whole ? (uint32_t)((part * 2000 / whole + 1) / 2) : 0;
+}
 
 typedef struct __attribute__((packed)) {
 	uint32_t sl_vaddr;

@@ -243,9 +243,18 @@ class Profil(Engine):
                              "programs in USER_PG of user/user.mk: %s); add yours there"
                              % " ".join(sorted(os.path.basename(f)[:-3] for f in
                                                glob.glob(program_elf("*.pg")))))
+        self.pg = pg
         for name in pg:         # each command of such a program runs its .pg build
             line = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(name), r"\g<1>%s.pg" % name, line)
         return [line, "export /" + self.files[0]]
+
+    def note(self):
+        """which binary was profiled: the -pg build is another program"""
+        return "; ".join("ENGINE=profil profiled %s.pg (%s), the -pg build of %s, not %s itself: "
+                         "gcc -pg compiles it differently (mcount in every function, other "
+                         "inlining), so its shares can differ from what the other engines "
+                         "measure of %s (docs/profil.md)" % (n, rel(program_elf(n + ".pg")), n, n, n)
+                         for n in dict.fromkeys(self.pg))
 
     def reports(self, out, kprof_args):
         runs = []

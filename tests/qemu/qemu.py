@@ -30,18 +30,18 @@ PANIC = re.compile(r"^(panic: |kernel trap \d+)", re.M)
 def header_defines(name):
     """The numeric #defines of include/abi/NAME, so that each constant the
     tests need has its one definition there; a define made of others and
-    numbers ((KERNBASE + 0x100000u)) is worked out too."""
+    numbers ((KERNBASE + 0x100000u), (PIT_INPUT_HZ / 2)) is worked out too."""
     with open(os.path.join(ROOT, "include", "abi", name)) as f:
         text = f.read()
     out = {k: int(v, 0) for k, v in
            re.findall(r"^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b", text, re.M)}
-    for k, expr in re.findall(r"^#define\s+(\w+)\s+([^/\n]+?)\s*(?:/\*.*)?$", text, re.M):
+    for k, expr in re.findall(r"^#define\s+(\w+)\s+((?:[^/\n]|/(?!\*))+?)\s*(?:/\*.*)?$", text, re.M):
         if k in out:
             continue
         expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)u\b", r"\1", expr)
         expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda w: str(out.get(w.group(0), "x")), expr)
-        if re.fullmatch(r"[\s\d+\-*()<>xa-fA-F]+", expr) and "x" not in re.sub(r"0x", "", expr):
-            out[k] = eval(expr, {"__builtins__": {}})
+        if re.fullmatch(r"[\s\d+\-*/()<>xa-fA-F]+", expr) and "x" not in re.sub(r"0x", "", expr):
+            out[k] = eval(expr.replace("/", "//"), {"__builtins__": {}})    # C's integer division
     return out
 
 

@@ -137,6 +137,41 @@ def dosprof_driver(m):
         assert re.search(r"^\s+\d+\s+[\d.]+%%\s+0x%08x  %s 100%%$" % (a + off, name), rep, re.M), rep
 
 
+@test("dosprof_one_count", timeout=300, icount=True)
+def dosprof_one_count(m):
+    """A slot over pages a and b of dpwork only, so that page c's hits fall
+    outside every slot: the plain report's rows (with a row for those,
+    <outside the slots>) sum to its user count, and the guest's report
+    and kprof dosprof give each slot and each hot address the same share,
+    by the one rounding rule of abi/dosprof.h."""
+    elf = build_path("user", "bin", "dpwork")
+    a = symbol(elf, "dp_page_a")
+    m.wait_prompt()
+    out = m.run("dosprof -m hit -t 8 -z 4000 -r 0x%x:0x2000 dpwork aaaaabbbcc:4000" % a)
+    unknown = int(re.search(r"^global .* unknown (\d+) ", out, re.M).group(1))
+    assert unknown > 100, out                 # page c's 20 %, and the start-up
+    dump = DOSPROF.dumps(out)[0]
+    m.run("export " + dump)
+    m.halt()
+    m.exports(m.scratch + "/out")
+    dump = os.path.join(m.scratch, "out", dump.lstrip("/"))
+    text = kprof(elf, dump)
+    m.text += "\n--- kprof ---\n" + text
+    user = int(re.search(r"^user\s+(\d+) ticks", text, re.M).group(1))
+    rows = [int(c) for c in re.findall(r"^\s+[\d.]+\s+[\d.]+\s+(\d+)  ", text, re.M)]
+    assert sum(rows) == user and "%% of the %d user ticks" % user in text, text
+    assert re.search(r"^\s+[\d.]+\s+[\d.]+\s+%d  <outside the slots>$" % unknown, text, re.M), text
+    view = kprof("dosprof", "--addr", elf, dump)
+    m.text += "\n--- kprof dosprof --addr ---\n" + view
+    slot = re.search(r"^slot 0 0x[0-9a-f]+ 0x2000 hit (\d+) ([\d.]+)%$", out, re.M)
+    assert re.search(r"^\s+0 0x[0-9a-f]+ 0x2000\s+hit\s+%s\s+%s%%$" % slot.groups(), view, re.M), view
+    hits = re.findall(r"^hit 0x([0-9a-f]+) (\d+) ([\d.]+)%$", out, re.M)
+    assert len(hits) == 8, out
+    for addr, n, share in hits:
+        assert re.search(r"^\s+%s\s+%s%%\s+0x%s " % (n, share, addr), view, re.M), \
+            "guest: 0x%s %s %s%%; kprof dosprof:\n%s" % (addr, n, share, view)
+
+
 @test("dosprof_dump_bad", timeout=300, icount=True)
 def dosprof_dump_bad(m):
     """kprof dosprof and the plain report (the ASan and UBSan build) on a

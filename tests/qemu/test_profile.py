@@ -61,6 +61,9 @@ def accuracy_test(eng):
             t = re.search(r"^top10 (\d+) of the \d+ hottest functions by the exact count", r.stdout, re.M)
             assert t and int(t.group(1)) >= 6, r.stdout        # mix_a .. mix_f at least
             assert re.search(r"^off by more than 3 sd: ", r.stdout, re.M), r.stdout
+            # its 30 s to minutes are not silent: each step as it begins
+            assert re.search(r"^accuracy:\s+\d+s: booting a fresh QEMU$", r.stdout, re.M) and \
+                re.search(r"^accuracy:\s+\d+s: running heat ", r.stdout, re.M), r.stdout
             assert os.path.exists(os.path.join(out, "accuracy", "dev", "heat"))
 
     def ungraded(h):
@@ -166,3 +169,112 @@ def vm_script_failures(h):
         h.text += r.stdout + r.stderr
         assert r.returncode == 1 and "exported before it: tmp/k" in r.stderr, r.stderr
         assert open(os.path.join(d, "c", "tmp", "k")).read() == "kept\n"
+
+
+def make_profile(*words, timeout=600):
+    """make profile VAR=VALUE...: make's own status (2 when profile.py fails)"""
+    return subprocess.run(["make", "--no-print-directory", "profile"] + list(words), cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@test("profile_make_flags", timeout=500, qemu=False)
+def profile_make_flags(h):
+    """make profile KPROFFLAGS='--lines --top 3' (several flags, one with a
+    value) reaches the report; a run starts clean (an earlier run's
+    flame.svg, perf.data and dev/stacks in OUT are gone, a file of the
+    user's stays); the report's command names every ELF by its path and
+    runs as pasted, with the same output."""
+    with tempfile.TemporaryDirectory() as out:
+        for stale in ("flame.svg", "perf.data", os.path.join("dev", "stacks"), "mine.txt"):
+            os.makedirs(os.path.dirname(os.path.join(out, stale)), exist_ok=True)
+            open(os.path.join(out, stale), "w").write("stale\n")
+        r = make_profile("ENGINE=devkprof", "CMD=kwork loop 100000 5", "KPROFFLAGS=--lines --top 3",
+                         "OUT=" + out)
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "expected one argument" not in r.stderr
+        cmd = re.search(r"^\$ (build/kprof --lines --top 3 .*)$", r.stdout, re.M)
+        assert cmd, r.stdout
+        assert re.search(r"^\s+[\d.]+\s+[\d.]+\s+\d+\s+\S+\.c:\d+", r.stdout, re.M), "--lines: rows of source lines\n" + r.stdout
+        for stale in ("flame.svg", "perf.data", os.path.join("dev", "stacks")):
+            assert not os.path.exists(os.path.join(out, stale)), "stale %s kept" % stale
+        assert os.path.exists(os.path.join(out, "mine.txt")), "the user's file removed"
+        # the stack engine's report: every --elf an existing file, pasted as is
+        r = make_profile("CMD=stackwork tree 2", "OUT=" + out)
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 0, r.stdout + r.stderr
+        cmd = [m for m in re.findall(r"^\$ (build/kprof .*)$", r.stdout, re.M)][-1]
+        assert "PROG" not in cmd and "(each" not in cmd, cmd
+        words = cmd.split()
+        elfs = [words[i + 1] for i, w in enumerate(words) if w == "--elf"]
+        assert elfs and all(os.path.isfile(os.path.join(ROOT, e)) for e in elfs), cmd
+        pasted = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert pasted.returncode == 0 and pasted.stdout and pasted.stdout in r.stdout, pasted.stderr
+
+
+@test("profile_limits", timeout=300, qemu=False)
+def profile_limits(h):
+    """HZ= and TIMEOUT= are checked on the host before the boot, with the
+    limits of include/abi/clock.h (and dosprof.h for DosProfile's 16-bit
+    rate); make exits 2. A guest step that fails shows the guest's own
+    message; a time-out names the TIMEOUT= to raise."""
+    from qemu import header_defines
+    clock, dp = header_defines("clock.h"), header_defines("dosprof.h")
+    rng = "%d to %d Hz" % (clock["PIT_MIN_HZ"], clock["PIT_MAX_HZ"])
+    for words, said in ((["HZ=0"], "HZ=0: the clock ticks at " + rng),
+                        (["HZ=99999999"], "HZ=99999999: the clock ticks at " + rng),
+                        (["HZ=fast"], "HZ=fast: the clock ticks at " + rng),
+                        (["ENGINE=dosprof", "HZ=%d" % (dp["PRF_MAX_TIMVAL"] + 1)],
+                         "at most %d Hz" % dp["PRF_MAX_TIMVAL"]),
+                        (["TIMEOUT=abc"], "TIMEOUT=abc: the seconds"),
+                        (["TIMEOUT=0"], "TIMEOUT=0: the seconds")):
+        r = make_profile("CMD=dpwork ab:10", *words, timeout=120)
+        h.text += r.stderr
+        assert r.returncode == 2 and said in r.stderr and "fresh QEMU" not in r.stderr, \
+            "%s: %d %s" % (words, r.returncode, r.stderr)
+    with tempfile.TemporaryDirectory() as out:
+        # the guest's own refusal, past the host's check
+        code = ("import profile, qemu\ntry:\n    profile.profile('dpwork ab:10', 'dosprof', %r, 'hz=70000')\n"
+                "except qemu.VMError as e:\n    print(e)\n" % out)
+        r = subprocess.run([sys.executable, "-c", code], cwd=os.path.join(ROOT, "tests", "qemu"),
+                           capture_output=True, text=True, timeout=200)
+        h.text += r.stdout + r.stderr
+        assert "dosprof: -z 70000: at most 65535" in r.stdout and "the guest exported no" in r.stdout, \
+            r.stdout + r.stderr
+        for stale in ("flame.svg", "mine.txt"):      # an earlier run's, and the user's
+            open(os.path.join(out, stale), "w").write("stale\n")
+        r = run("--out", out, "--timeout", "0.5", "--", "spin 1")
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 1 and "timed out" in r.stderr and "TIMEOUT=2" in r.stderr, r.stderr
+        # what is listed as kept is this run's: not the earlier flame.svg, not the user's file
+        assert "flame.svg" not in r.stderr and "mine.txt" not in r.stderr, r.stderr
+
+
+@test("profile_profil_pg", timeout=200, qemu=False)
+def profile_profil_pg(h):
+    """make profile ENGINE=profil says it profiled NAME.pg, the -pg build,
+    and kprof gmon's report says its samples are of that build, which
+    compiles differently from the plain program."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run("--engine", "profil", "--out", out, "--cmdline", "hz=10000", "--", "hotcold 200000")
+        h.text += r.stdout + r.stderr
+        assert r.returncode == 0, r.stderr
+        assert "ENGINE=profil profiled hotcold.pg (build/user/bin/hotcold.pg), the -pg build of hotcold" \
+            in r.stdout, r.stdout
+        assert re.search(r"^note: the samples are of build/user/bin/hotcold\.pg, a -pg build .*"
+                         r"compiled differently", r.stdout, re.M), r.stdout
+
+
+@test("build_quiet", timeout=120, qemu=False)
+def build_quiet(h):
+    """A build step prints one short line ("  CC       .../user/echo.o"),
+    not the compiler's command line; V=1 prints the command in full. Built
+    in a scratch BUILD= so that the checkout's build is untouched."""
+    for v, want in (("0", r"^  CC       \S+/user/echo\.o$"), ("1", r"^i686-linux-gnu-gcc .* -c -o \S+/user/echo\.o ")):
+        with tempfile.TemporaryDirectory() as b:
+            r = subprocess.run(["make", "--no-print-directory", "V=" + v, "BUILD=" + b, b + "/user/echo.o"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=100)
+            h.text += r.stdout + r.stderr
+            assert r.returncode == 0 and re.search(want, r.stdout, re.M), r.stdout + r.stderr
+            if v == "0":
+                assert "-ffreestanding" not in r.stdout, r.stdout

@@ -1,11 +1,14 @@
 # The stack engine (kernel/prof/stacks.c) and the folded writer: stacks of
 # a known call tree, a system call's kernel frames on its user stack,
 # broken user stacks, and a full table's drops, under icount.
+import os
 import re
 import struct
 import subprocess
+import sys
 
 from harness import build_path, test
+from qemu import ROOT
 
 KPROF = build_path("kprof")
 KERNEL = build_path("kernel.elf")
@@ -424,3 +427,61 @@ def stacks_marks_exported(m):
                              capture_output=True, text=True, timeout=60).stdout
         boxes = re.findall(r"<title>\[truncated\] \((\d+) samples", svg)
         assert boxes and cut <= sum(map(int, boxes)), (boxes, cut)
+
+
+@test("stacks_host_errors", timeout=240, qemu=False)
+def stacks_host_errors(h):
+    """kprof on a real stack dump, used wrongly: with no --elf for its
+    programs it says on stderr which modules had none and how to give one
+    (exit 0, the report still out); a program's ELF in the kernel's place
+    is refused; a dump cut short is told by its magic and named a stacks
+    dump, never read as a kpdata; --format calls asks for --callers or
+    --callees; pprof and perf are not written to a terminal (-o FILE)."""
+    import pty
+    import tempfile
+    kprof = os.path.join(ROOT, "build", "kprof")
+    kernel = os.path.join(ROOT, "build", "kernel.elf")
+    sw = os.path.join(ROOT, "build", "user", "bin", "stackwork")
+    with tempfile.TemporaryDirectory() as out:
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "qemu", "profile.py"),
+                            "--out", out, "--", "stackwork tree 5"], capture_output=True, text=True,
+                           timeout=200, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        dump = os.path.join(out, "dev", "stacks")
+
+        def run(*args, stdout=subprocess.PIPE):
+            r = subprocess.run([kprof] + list(args), stdout=stdout, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+            r.stdout = r.stdout or ""
+            h.text += "$ kprof %s\n%s%s" % (" ".join(args), r.stdout, r.stderr)
+            return r
+        r = run(kernel, dump)
+        assert r.returncode == 0 and "<unknown>" in r.stdout, r.stderr
+        assert re.search(r"no ELF for .*/bin/stackwork \(build-id [0-9a-f]+\).*--elf", r.stderr), r.stderr
+        r = run("--elf", sw, kernel, dump)
+        assert r.returncode == 0 and "/bin/stackwork" not in r.stderr, r.stderr
+        r = run(sw, dump)
+        assert r.returncode == 2 and "is the program /bin/stackwork" in r.stderr and "not the kernel" in r.stderr, \
+            r.stderr
+        data = open(dump, "rb").read()
+        for n in (4, 20, 40, len(data) // 2):
+            cut = os.path.join(out, "cut%d" % n)
+            open(cut, "wb").write(data[:n])
+            r = run("--elf", sw, kernel, cut)
+            assert r.returncode == 2 and r.stderr.count("\n") == 1 and "kpdata" not in r.stderr, r.stderr
+            assert ("cut off" in r.stderr if n < 32 else "a stacks dump: " in r.stderr), r.stderr
+        r = run("--format", "calls", "--elf", sw, kernel, dump)
+        assert r.returncode == 2 and "--callers FUNC" in r.stderr and not r.stdout, r.stderr
+        for fmt in ("pprof", "perf"):
+            master, slave = pty.openpty()
+            try:
+                r = run("--format", fmt, "--elf", sw, kernel, dump, stdout=slave)
+            finally:
+                os.close(slave)
+                os.close(master)
+            assert r.returncode == 2 and "give -o FILE" in r.stderr, r.stderr
+            f = os.path.join(out, "x." + fmt)
+            r = run("--format", fmt, "-o", f, "--elf", sw, kernel, dump)
+            piped = subprocess.run([kprof, "--format", fmt, "--elf", sw, kernel, dump], capture_output=True,
+                                   timeout=60).stdout
+            assert r.returncode == 0 and open(f, "rb").read() == piped and piped, r.stderr

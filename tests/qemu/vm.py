@@ -94,21 +94,26 @@ class Guest:
         return False
 
 
-def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outputs=None):
+def run_script(lines, out, cmdline="", icount=False, timeout=120, extra=(), outputs=None, say=None):
     """Boots, types each line at the prompt, halts. Writes out/console.log,
     extracts the exports into out once QEMU has exited. timeout bounds each
     step (the boot, each line, the halt); extra are more QEMU arguments.
-    outputs, a list, gets each line's output. Raises qemu.VMError with the
+    outputs, a list, gets each line's output; say, a function, is told each
+    step as it begins (for a long run: ACCURACY=1's heat run). Raises qemu.VMError with the
     reason on any failure."""
     if "halt" in lines[:-1]:
         raise qemu.VMError("command %d: halt before the end of the script"
                            % (lines.index("halt") + 1))
     lines = [l for l in lines if l != "halt"]   # run_script halts at the end anyway
+    say = say or (lambda what: None)
+    say("booting a fresh QEMU")
     with Guest(out, cmdline, icount, timeout, extra, total=timeout * (len(lines) + 2)) as g:
         for line in lines:
+            say("running %s" % line)
             text = g.run(line)
             if outputs is not None:
                 outputs.append(text)
+        say("halting, and unpacking what the guest exported")
     return g.names
 
 

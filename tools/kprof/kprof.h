@@ -177,6 +177,9 @@ struct sampleset {
 	uint64_t idle;                 /* of the kernel's, the idle loop's (has_idle) */
 	int has_idle;
 	const char *scope;             /* what the counts are of: "kernel" (NULL) or "user" */
+	uint64_t scoped;               /* of a scope, every count, when the dump says more than
+	                                  its addresses hold (0: their sum) */
+	const char *outside_label;     /* the row of what has no address ("<outside text>") */
 	int unidentified;              /* the format carries no build-id: nothing to check */
 	double hz;
 	int unit;                      /* UNIT_*: what total, counts and weights count */
@@ -383,6 +386,12 @@ int kp_check_build_id(const struct kelf *ke, const struct module *m, int force);
 int kp_check_bins(const struct sampleset *ss, const struct kelf *ke);
 int kp_check_range(const struct sampleset *ss, const struct kelf *ke, int force);
 int kp_match(struct symbolizer *sy, const struct sampleset *ss, int force, char *warning, size_t n);
+/* a dump of the kernel and programs read with a first ELF that is not its
+ * kernel: -1 (kp_error), or 0 (with --force, the warning in warning) */
+int kp_check_kernel(const struct symbolizer *sy, const struct sampleset *ss, int force,
+		    char *warning, size_t n);
+/* the modules with samples and no ELF, said in buf; 1 when there are some */
+int kp_unmatched(const struct symbolizer *sy, const struct sampleset *ss, char *buf, size_t n);
 
 struct hit {                       /* what ss->flat[i] is charged to: hits[i], 8 bytes */
 	int32_t sym;                   /* index into the module's syms, -1 for none */
@@ -416,6 +425,7 @@ struct pipe {
 	struct profile p;
 	const struct reader *rd;
 	char warning[1024];            /* for --force: said after the output */
+	char unmatched[1024];          /* the modules with samples and no ELF, or "" */
 };
 
 /* Opens the ELFs (the first is the main one), reads the dump with the
@@ -506,6 +516,7 @@ struct pipe;
 struct writer {
 	const char *name;
 	int needs_dir;                 /* takes -o DIR */
+	int binary;                    /* writes bytes, not text: -o FILE, never a terminal */
 	int (*write)(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 		     const struct sampleset *ss, const struct profile *p);
 	/* a view of its own, `kprof NAME [options] ELF DUMP...` (write is NULL):

@@ -48,15 +48,15 @@ KPROF_ORDER := $(DEPS_OK)
 
 $(KPROF_GEN)/profile.pb-c.c $(KPROF_GEN)/profile.pb-c.h: $(KPROF_SRC)/profile.proto | $(KPROF_ORDER)
 	@mkdir -p $(KPROF_GEN)
-	protoc-c --c_out=$(KPROF_GEN) --proto_path=$(KPROF_SRC) profile.proto
+	$(call quiet,PROTOC,$@)protoc-c --c_out=$(KPROF_GEN) --proto_path=$(KPROF_SRC) profile.proto
 
 $(filter-out %/pb.o %/unwind_build.o,$(KPROF_OBJS)): $(KPROF_OBJ)/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
+	$(call quiet,HOSTCC,$@)$(HOSTCC) $(KPROF_CFLAGS) -c $< -o $@
 
 $(filter-out %/pb.o %/unwind_build.o,$(KPROF_ASAN_OBJS)): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
+	$(call quiet,HOSTCC,$@)$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -c $< -o $@
 
 # the unwind-table builder is the kernel's own file, compiled here too
 # (kprof unwind shows its tables, the ehframe fuzz target fuzzes it)
@@ -72,10 +72,10 @@ $(KPROF_OBJ)/fuzz/unwind_build.o: kernel/prof/unwind_build.c | $(KPROF_ORDER)
 
 # the generated encoder, and what includes its header
 $(KPROF_OBJ)/pb.o: $(KPROF_GEN)/profile.pb-c.c
-	$(HOSTCC) -O2 -g -I$(KPROF_GEN) -c $< -o $@
+	$(call quiet,HOSTCC,$@)$(HOSTCC) -O2 -g -I$(KPROF_GEN) -c $< -o $@
 $(KPROF_OBJ)/asan/pb.o: $(KPROF_GEN)/profile.pb-c.c
 	@mkdir -p $(@D)
-	$(HOSTCC) -g -I$(KPROF_GEN) $(KPROF_SAN) -c $< -o $@
+	$(call quiet,HOSTCC,$@)$(HOSTCC) -g -I$(KPROF_GEN) $(KPROF_SAN) -c $< -o $@
 $(KPROF_OBJ)/fuzz/pb.o: $(KPROF_GEN)/profile.pb-c.c
 	@mkdir -p $(@D)
 	$(FUZZCC) -O1 -g -I$(KPROF_GEN) -fsanitize=fuzzer-no-link $(KPROF_FUZZ_SAN) -c $< -o $@
@@ -85,16 +85,16 @@ $(KPROF_OBJ)/wr_pprof.o $(KPROF_OBJ)/asan/wr_pprof.o $(KPROF_OBJ)/fuzz/wr_pprof.
 # the tests read tests/fixture.c for its line markers
 $(KPROF_TEST_OBJS): $(KPROF_OBJ)/asan/%.o: $(KPROF_SRC)/%.c | $(KPROF_ORDER)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -DKPROF_SRCDIR='"$(abspath $(KPROF_SRC))"' -c $< -o $@
+	$(call quiet,HOSTCC,$@)$(HOSTCC) $(KPROF_CFLAGS) $(KPROF_SAN) -DKPROF_SRCDIR='"$(abspath $(KPROF_SRC))"' -c $< -o $@
 
 $(BUILD)/kprof: $(KPROF_OBJS)
-	$(HOSTCC) -o $@ $^ $(KPROF_LIBS)
+	$(call quiet,HOSTLD,$@)$(HOSTCC) -o $@ $^ $(KPROF_LIBS)
 
 $(BUILD)/kprof-asan: $(KPROF_ASAN_OBJS) $(KPROF_OBJ)/asan/pb.o
-	$(HOSTCC) $(KPROF_SAN) -o $@ $^ $(KPROF_LIBS)
+	$(call quiet,HOSTLD,$@)$(HOSTCC) $(KPROF_SAN) -o $@ $^ $(KPROF_LIBS)
 
 $(BUILD)/kprof-unit: $(KPROF_TEST_OBJS) $(KPROF_ASAN_CORE)
-	$(HOSTCC) $(KPROF_SAN) -o $@ $^ -lcmocka $(KPROF_LIBS)
+	$(call quiet,HOSTLD,$@)$(HOSTCC) $(KPROF_SAN) -o $@ $^ -lcmocka $(KPROF_LIBS)
 
 # The fixture kernel: known functions at known lines, text at 1 MiB + 4 KiB.
 KPROF_FIXFLAGS := -g -O0 -ffreestanding -nostdlib -static -fno-pic -no-pie \
@@ -102,25 +102,25 @@ KPROF_FIXFLAGS := -g -O0 -ffreestanding -nostdlib -static -fno-pic -no-pie \
 
 $(KPROF_OBJ)/fixture.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+	$(call quiet,LD,$@)$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
 
 $(KPROF_OBJ)/fixture-stripped.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -s -o $@ $<
+	$(call quiet,LD,$@)$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -s -o $@ $<
 
 $(KPROF_OBJ)/fixture-noid.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id=none -o $@ $<
+	$(call quiet,LD,$@)$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id=none -o $@ $<
 
 # nested and aliased symbols, which libdwfl names
 $(KPROF_OBJ)/fixture-nested.elf: $(KPROF_SRC)/tests/nested.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+	$(call quiet,LD,$@)$(CC) -m32 $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
 
 # a function inlined into another (-O2): its frame is in the DWARF only
 $(KPROF_OBJ)/fixture-inline.elf: $(KPROF_SRC)/tests/inline.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(KPROF_FIXFLAGS) -O2 -Wl,--build-id -o $@ $<
+	$(call quiet,LD,$@)$(CC) -m32 $(KPROF_FIXFLAGS) -O2 -Wl,--build-id -o $@ $<
 
 # leaves with and without frames, for the repair of stacks
 $(KPROF_OBJ)/fixture-frames.elf: $(KPROF_SRC)/tests/frames.S
@@ -130,7 +130,7 @@ $(KPROF_OBJ)/fixture-frames.elf: $(KPROF_SRC)/tests/frames.S
 # a 64-bit ELF, which kprof must refuse
 $(KPROF_OBJ)/fixture64.elf: $(KPROF_SRC)/tests/fixture.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
+	$(call quiet,HOSTLD,$@)$(HOSTCC) $(KPROF_FIXFLAGS) -Wl,--build-id -o $@ $<
 
 kprof-bench: $(BUILD)/kprof
 	@sh $(KPROF_SRC)/bench.sh $(BUILD) $(CC)

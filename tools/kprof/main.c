@@ -13,7 +13,7 @@
 #include "heat.h"
 
 #define USAGE "kprof [--lines | --addr | --callers FUNC | --callees FUNC] [--top N] [--kpinfo FILE] " \
-	      "[--force] [--no-inline] [--elf PROG.elf]... [--format F [-o DIR]] ELF DUMP"
+	      "[--force] [--no-inline] [--elf PROG.elf]... [--format F [-o DIR|FILE]] ELF DUMP"
 #define MAX_ELFS 64
 
 struct opts {
@@ -60,6 +60,7 @@ static void help(void)
 	       "  --format perf        stacks as a perf.data file (perf script, perf report)\n"
 	       "  --format readprofile write DIR/profile and DIR/System.map for readprofile(8)\n"
 	       "  -o, --output DIR     where --format readprofile writes\n"
+	       "  -o, --output FILE    where --format pprof or perf writes (not to a terminal)\n"
 	       "  -h, --help           this text\n"
 	       "  --version            the version, and the formats read and written\n\n"
 	       "Exit status: 0 done, 2 bad usage or bad input.\n", USAGE);
@@ -124,12 +125,16 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 				return usage_error("--top wants a number of rows, not", optarg);
 			break;
 		case O_FORMAT:
+			/* calls is --callers FUNC or --callees FUNC: it needs the FUNC */
+			if (strcmp(optarg, "calls") == 0)
+				return usage_error("--format calls is --callers FUNC or --callees FUNC "
+						   "(the functions that called FUNC, or that it called)", NULL);
 			o->writer = writer_named(optarg);
 			if (o->writer == NULL || !o->writer->write) {   /* a view is a subcommand */
 				char names[256] = "";
 
 				for (size_t i = 0; writers[i]; i++)
-					if (writers[i]->write)
+					if (writers[i]->write && strcmp(writers[i]->name, "calls") != 0)
 						snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
 							 names[0] ? ", " : "", writers[i]->name);
 				fprintf(stderr, "kprof: unknown --format %s (%s); usage: %s\n", optarg, names, USAGE);
@@ -155,8 +160,14 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "kprof: --format %s needs -o DIR; usage: %s\n", o->writer->name, USAGE);
 		return -1;
 	}
-	if (!o->writer->needs_dir && o->wo.outdir)
-		return usage_error("-o DIR goes with --format readprofile (a writer that makes files)", NULL);
+	if (!o->writer->needs_dir && !o->writer->binary && o->wo.outdir)
+		return usage_error("-o goes with --format readprofile (DIR), pprof or perf (FILE)", NULL);
+	/* a terminal would show the bytes as garbage and may act on some */
+	if (o->writer->binary && !o->wo.outdir && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "kprof: --format %s writes a binary file, not to a terminal: give -o FILE "
+			"(or redirect the output); usage: %s\n", o->writer->name, USAGE);
+		return -1;
+	}
 	if (o->writer != writer_named("text") && (lines || addr))
 		return usage_error("--lines and --addr are text reports; drop them for this --format", NULL);
 	o->wo.by = lines ? BY_LINE : addr ? BY_ADDR : BY_SYMBOL;
@@ -182,6 +193,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct pipe pp;
 	struct ropen ro = { 0 };
+	FILE *out = stdout;
 	int status = 2;
 
 	if (argc > 1 && strcmp(argv[1], "unwind") == 0)   /* an ELF's table: no dump */
@@ -202,6 +214,8 @@ int main(int argc, char **argv)
 	/* the ELFs first: a wrong kernel is the likelier mistake */
 	if (pipe_open(&pp, o.elfs, o.nelfs, &ro, NULL, o.force) < 0)
 		goto fail;
+	if (pp.ss.nmods > 0 && kp_check_kernel(&pp.sy, &pp.ss, o.force, pp.warning, sizeof pp.warning) < 0)
+		goto fail;
 	if (o.kpinfo && strcmp(pp.rd->name, "kpdata") != 0) {
 		kp_error("--kpinfo goes with a kpdata, and %s is a %s dump", o.dump, pp.rd->name);
 		goto fail;
@@ -210,19 +224,34 @@ int main(int argc, char **argv)
 		kp_error("--elf names a program's ELF, and a kpdata has only the kernel's samples");
 		goto fail;
 	}
-	if (o.writer->write(stdout, &o.wo, &pp.sy, &pp.ss, &pp.p) < 0)
+	if (o.writer->binary && o.wo.outdir) {
+		FILE *f = fopen(o.wo.outdir, "wb");
+
+		if (!f) {
+			kp_error("-o %s: %s", o.wo.outdir, strerror(errno));
+			goto fail;
+		}
+		out = f;
+	}
+	if (o.writer->write(out, &o.wo, &pp.sy, &pp.ss, &pp.p) < 0)
 		goto fail;
-	if (fflush(stdout) != 0) {
-		kp_error("writing the report: %s", strerror(errno));
+	if (fflush(out) != 0 || (out != stdout && ferror(out))) {
+		kp_error("writing %s: %s", out == stdout ? "the report" : o.wo.outdir, strerror(errno));
 		goto fail;
 	}
 	if (pp.warning[0])
 		fprintf(stderr, "kprof: warning: %s\n", pp.warning);
+	if (pp.unmatched[0])
+		fprintf(stderr, "kprof: %s: no ELF for %s\n", o.dump, pp.unmatched);
 	status = 0;
 	goto out;
 fail:
 	fprintf(stderr, "kprof: %s\n", kp_lasterror());
 out:
+	if (out != stdout && fclose(out) != 0 && status == 0) {
+		fprintf(stderr, "kprof: writing %s: %s\n", o.wo.outdir, strerror(errno));
+		status = 2;
+	}
 	pipe_close(&pp);
 	return status;
 }

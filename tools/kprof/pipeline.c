@@ -77,6 +77,16 @@ int reader_for(const char *path, const struct reader **r)
 	*r = reader_named("kpdata");
 	if (kp_openfile(path, SIZE_MAX, &fd, &size) < 0)
 		return -1;
+	/* The magic first: a dump cut inside its header (an export cut
+	 * short) is still a dump, not a kpdata whose words make no sense. */
+	if (size > 0 && kp_readat(fd, path, 0, buf, MIN(size, sizeof buf)) == 0 &&
+	    memcmp(buf, DUMP_MAGIC, MIN(size, DUMP_MAGIC_LEN)) == 0 && size < sizeof buf) {
+		kp_error("%s: a profile dump (it starts with %.*s) cut off at %zu bytes, inside its "
+			 "%zu-byte header: export it again", path, (int)MIN(size, DUMP_MAGIC_LEN),
+			 DUMP_MAGIC, size, sizeof buf);
+		close(fd);
+		return -1;
+	}
 	if (size >= sizeof buf && kp_readat(fd, path, 0, buf, sizeof buf) == 0) {
 		engine = dump_engine(buf, sizeof buf);
 		if (engine < 0 && gmon_is(buf, sizeof buf))
@@ -100,6 +110,25 @@ int reader_for(const char *path, const struct reader **r)
 		}
 	kp_error("%s: a dump of engine %d, which this kprof cannot read", path, engine);
 	return -1;
+}
+
+/* A reader's error names the format it read the file as, so that a file
+ * taken for the wrong one says so: "x: a stacks dump: record 3 is cut
+ * off", "x: a kpdata: truncated...". */
+static void say_format(const char *path, const char *format)
+{
+	char why[1024];
+	const char *what = strcmp(format, "kpdata") == 0 ? "" : strcmp(format, "gmon") == 0 ?
+			   " file" : " dump";
+	size_t n = strlen(path);
+
+	snprintf(why, sizeof why, "%s", kp_lasterror());
+	if (strstr(why, format))
+		return;
+	if (strncmp(why, path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+		kp_error("%s: a %s%s: %s", path, format, what, why + n + 2);
+	else
+		kp_error("%s (reading %s as a %s%s)", why, path, format, what);
 }
 
 int reader_parsefile(struct sampleset *ss, const char *path, size_t max,
@@ -190,8 +219,10 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 		 * for the bins in inlined code, whose frames are named apart */
 		r.fold = ro->by_function && pp->sy.n ? &pp->sy.elfs[0] : NULL;
 		if ((pp->rd->read ? pp->rd->read(&pp->ss, &r) :
-		     reader_parsefile(&pp->ss, r.path, pp->rd->max, pp->rd->parse)) < 0)
+		     reader_parsefile(&pp->ss, r.path, pp->rd->max, pp->rd->parse)) < 0) {
+			say_format(ro->path, pp->rd->name);
 			return -1;
+		}
 	}
 	pp->ss.format = pp->rd->name;
 	/* with profiling off, a kpdata and its kpinfo of one profile say the
@@ -209,6 +240,7 @@ int pipe_open(struct pipe *pp, const char *const *elfs, size_t nelfs, const stru
 	}
 	if (kp_match(&pp->sy, &pp->ss, force, pp->warning, sizeof pp->warning) < 0)
 		return -1;
+	kp_unmatched(&pp->sy, &pp->ss, pp->unmatched, sizeof pp->unmatched);
 	if (pp->ss.stacks)
 		stacks_repair(&pp->sy, &pp->ss);
 	if (symbolize(&pp->p, &pp->sy, &pp->ss) < 0)
@@ -401,6 +433,11 @@ int view_main(const struct writer *w, int argc, char **argv)
 	for (int i = 0; i < w->ninputs; i++)
 		if (in[i].warning[0])
 			fprintf(stderr, "kprof: warning: %s\n", in[i].warning);
+	/* annotate looks at one function, of the ELF given first: the other
+	 * modules need none */
+	for (int i = 0; i < w->ninputs && strcmp(w->name, "annotate") != 0; i++)
+		if (in[i].unmatched[0])
+			fprintf(stderr, "kprof: %s: no ELF for %s\n", wo.dumps[i], in[i].unmatched);
 	if ((r = w->view(stdout, &wo, in)) < 0)
 		goto fail;
 	status = fflush(stdout) == 0 ? r : 2;

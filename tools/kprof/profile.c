@@ -93,6 +93,80 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Of a dump whose modules are the kernel (by the path DUMP_PATH_KERNEL,
+ * with its build-id) and the programs, the first ELF must be the kernel:
+ * with a program's there, or another kernel build's, every kernel frame
+ * would be <unknown> and the report would look whole. Refused as kpdata's
+ * mismatch is (--force goes on, with the warning). The report's check
+ * (main.c), not the views': kprof annotate of a program's function takes
+ * the program's ELF first. */
+int kp_check_kernel(const struct symbolizer *sy, const struct sampleset *ss, int force,
+		    char *warning, size_t n)
+{
+	const struct module *k = &ss->mods[0];
+	const struct kelf *first = sy->n > 0 ? &sy->elfs[0] : NULL;
+
+	if (!first || ss->nmods < 2 || !sy->of || ss->unidentified || !k->path ||
+	    strcmp(k->path, DUMP_PATH_KERNEL) != 0 || !k->build_id[0] || sy->of[0] >= 0)
+		return 0;
+	for (size_t i = 1; i < ss->nmods; i++)
+		if (sy->of[i] == 0) {
+			kp_error("%s is the program %s of this %s dump, not the kernel: the kernel's ELF "
+				 "(build-id %s, build/kernel.elf) comes first, a program's with --elf%s",
+				 first->path, ss->mods[i].path ? ss->mods[i].path : "?", ss->format,
+				 k->build_id, force ? " (--force: going on)" : "");
+			goto refused;
+		}
+	kp_error("%s is not the kernel of this %s dump: it has build-id %s, the dump's kernel %s%s",
+		 first->path, ss->format, first->build_id[0] ? first->build_id : "none", k->build_id,
+		 force ? " (--force: going on, its frames <unknown>)" :
+		 "; the dump is of another build, or this is not a kernel (--force to go on)");
+refused:
+	if (!force)
+		return -1;
+	snprintf(warning, n, "%s", kp_lasterror());
+	return 0;
+}
+
+/* The modules that hold samples and have no ELF: their frames are
+ * <unknown> in every report. Said on stderr, with how to give one, so
+ * that a report of <unknown> rows is not taken for the profile. 0 when
+ * every module with samples has its ELF. */
+int kp_unmatched(const struct symbolizer *sy, const struct sampleset *ss, char *buf, size_t n)
+{
+	uint64_t *count = kp_calloc(ss->nmods ? ss->nmods : 1, sizeof *count);
+	size_t len = 0, missing = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ss->nflat; i++)
+		if (ss->flat[i].mod < ss->nmods)
+			count[ss->flat[i].mod] += ss->flat[i].count;
+	for (size_t i = 0; i < ss->nstacks && ss->stacks; i++)
+		for (uint32_t f = 0; f < ss->stacks[i].n; f++) {
+			uint32_t m = ss->frames[ss->stacks[i].first + f].mod;
+
+			if (m < ss->nmods && f > 0)     /* the leaf is in flat already */
+				count[m] += ss->stacks[i].weight;
+		}
+	for (size_t i = 0; i < ss->nmods; i++) {
+		const struct module *m = &ss->mods[i];
+
+		if (count[i] == 0 || (i < sy->nof && sy->of[i] >= 0))
+			continue;
+		missing++;
+		if (len + 1 < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s (build-id %s)",
+						missing > 1 ? ", " : "", m->path ? m->path : "a module",
+						m->build_id[0] ? m->build_id : "none");
+	}
+	if (missing && len + 1 < n)
+		snprintf(buf + len, n - len, ": %s <unknown>; give each program's ELF with --elf "
+			 "build/user/bin/NAME (your own: the file you built), the kernel's first",
+			 missing > 1 ? "their frames are" : "its frames are");
+	free(count);
+	return missing > 0;
+}
+
 /* Each module to the ELF with its build-id, else to the ELF of its file
  * name; a dump of one module that matches neither is of the first ELF,
  * and refused unless the ids agree (or --force). A module paired by name
@@ -196,9 +270,16 @@ int symbolize(struct profile *p, const struct symbolizer *sy, const struct sampl
 		}
 	}
 	/* kernel ticks without a count are the kernel's to show; a user
-	 * profile's counts are all there is of its scope */
+	 * profile's counts are all there is of its scope, unless it says */
 	p->outside = !ss->scope && ss->kernel > sum ? ss->kernel - sum : 0;
 	p->kernel = !ss->scope && ss->kernel > sum ? ss->kernel : sum;
+	/* a scope's counts without an address (a DosProfile session's hits
+	 * outside every slot) are a row of their own: the rows sum to the
+	 * header's user count */
+	if (ss->scope && ss->scoped > sum) {
+		p->outside = ss->scoped - sum;
+		p->kernel = ss->scoped;
+	}
 	return 0;
 }
 

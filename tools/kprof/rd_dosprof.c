@@ -222,6 +222,14 @@ static int dosprof_set(struct sampleset *ss, unsigned char *buf, size_t len, con
 	ss->total = d.samples;
 	user = d.p.pid ? user + d.r0.r0_unknown : d.r0.r0_unknown;
 	ss->kernel = d.samples - user;
+	/* a process's user count takes in its hits outside every slot (and
+	 * the hit table's overwritten ones), which have no address: the
+	 * report's row "<outside the slots>" */
+	if (d.p.pid) {
+		ss->scoped = user;
+		ss->outside_label = d.r0.r0_reserved2 ? "<outside the slots, or overwritten>" :
+			"<outside the slots>";
+	}
 	pl = kp_calloc(1, sizeof *pl);
 	*pl = d;
 	pl->bytes = buf;

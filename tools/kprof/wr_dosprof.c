@@ -45,9 +45,12 @@ static int by_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the guest's rule (abi/dosprof.h): the same counts print the same share */
 static void pct(FILE *out, uint64_t part, uint64_t whole)
 {
-	fprintf(out, "%6.1f%%", whole ? 100.0 * part / whole : 0.0);
+	uint32_t t = prf_permille(part, whole);
+
+	fprintf(out, "%4u.%u%%", t / 10, t % 10);
 }
 
 /* the hit table, per function or per address */
@@ -78,7 +81,7 @@ static void report_hits(FILE *out, const struct dosprof *d, const struct kelf *k
 	fprintf(out, "%10s %7s  %s\n", "hits", "share", by_address ? "address" : "function");
 	for (size_t i = 0; i < nrows && (top == 0 || (long)i < top); i++) {
 		fprintf(out, "%10llu ", (unsigned long long)rows[i].count);
-		pct(out, rows[i].count, n);
+		pct(out, rows[i].count, d->samples);    /* of every sample, as the guest's */
 		if (by_address) {
 			const struct ksym *s = owner(ke, rows[i].addr);
 			fprintf(out, "  0x%08x %s+0x%x\n", rows[i].addr, s ? s->name : "<unknown>",

@@ -420,4 +420,4 @@ static int perf_write(FILE *out, const struct wopts *wo, struct symbolizer *sy, 
 	return r;
 }
 
-const struct writer writer_perf = { .name = "perf", .write = perf_write, .ninputs = 1 };
+const struct writer writer_perf = { .name = "perf", .binary = 1, .write = perf_write, .ninputs = 1 };

@@ -257,4 +257,4 @@ static int pprof_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	return r;
 }
 
-const struct writer writer_pprof = { .name = "pprof", .write = pprof_write, .ninputs = 1 };
+const struct writer writer_pprof = { .name = "pprof", .binary = 1, .write = pprof_write, .ninputs = 1 };

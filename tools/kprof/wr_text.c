@@ -307,7 +307,8 @@ static int text_write(FILE *out, const struct wopts *wo, struct symbolizer *sy,
 	else
 		n = rows_by_addr(rows, sy, ss, p);
 	if (p->outside) {
-		struct row *r = add(rows, &n, p->outside, OUTSIDE, 0, kp_strdup(OUTSIDE));
+		const char *label = ss->outside_label ? ss->outside_label : OUTSIDE;
+		struct row *r = add(rows, &n, p->outside, label, 0, kp_strdup(label));
 		r->insn = kp_strdup("");
 	}
 	qsort(rows, n, sizeof *rows, cmp_row);

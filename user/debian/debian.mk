@@ -42,8 +42,8 @@ DEB_LUA_DIR := /bin/share/lua
 # What the top Makefile's initrd rule adds to the archive, in directory $(1)
 DEB_INITRD := $(DEB_PROGS:%=$(DEB_OBJ)/bin/%) $(DEB_LUA)
 define DEB_INITRD_INSTALL
-for p in $(DEB_PROGS); do cp $(DEB_OBJ)/bin/$$p $(1)/bin/$$p || exit 1; done
-mkdir -p $(1)$(DEB_LUA_DIR) && cp $(DEB_LUA) $(1)$(DEB_LUA_DIR)/
+$(Q)for p in $(DEB_PROGS); do cp $(DEB_OBJ)/bin/$$p $(1)/bin/$$p || exit 1; done
+$(Q)mkdir -p $(1)$(DEB_LUA_DIR) && cp $(DEB_LUA) $(1)$(DEB_LUA_DIR)/
 endef
 
 # An object is rebuilt when its package is fetched anew (another version
@@ -63,14 +63,14 @@ LUA_DEFS := -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_POSIX -I$(DEB_OBJ)/lua
 # Debian's luaconf.h includes the header debian/rules writes
 $(DEB_OBJ)/lua/lua5.4-deb-multiarch.h: $(DEB_SRC)/lua5.4/.pinned
 	@mkdir -p $(@D)
-	printf '#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n#define DEB_HOST_MULTIARCH "i386-linux-gnu"\n#endif\n' > $@
+	$(call quiet,GEN,$@)printf '#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n#define DEB_HOST_MULTIARCH "i386-linux-gnu"\n#endif\n' > $@
 
 $(DEB_OBJ)/lua/%.o: $(LUA_DIR)/%.c $(DEB_SRC)/lua5.4/.pinned $(DEB_OBJ)/lua/lua5.4-deb-multiarch.h
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(LUA_DEFS) -MD -MP -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(LUA_DEFS) -MD -MP -c -o $@ $<
 
 $(BUILD)/user/bin/lua: $(LUA_MODS:%=$(DEB_OBJ)/lua/%.o)
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
+	$(call quiet,LD,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
 
 # lua-nofp: the same sources built as plain -O2 builds them on i386, without
 # frame pointers; the stack engine walks it by its unwind table alone
@@ -92,14 +92,14 @@ ZLIB_DEFS := -D_LARGEFILE64_SOURCE=1 -DHAVE_HIDDEN -DHAVE_UNISTD_H -DHAVE_STDARG
 
 $(DEB_OBJ)/zlib/%.o: $(ZLIB_DIR)/%.c $(DEB_SRC)/zlib/.pinned
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(ZLIB_DEFS) -MD -MP -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(ZLIB_DEFS) -MD -MP -c -o $@ $<
 $(DEB_OBJ)/zlib/%.o: $(ZLIB_DIR)/test/%.c $(DEB_SRC)/zlib/.pinned
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(ZLIB_DEFS) -MD -MP -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(ZLIB_DEFS) -MD -MP -c -o $@ $<
 
 $(BUILD)/user/bin/minigzip: $(ZLIB_MODS:%=$(DEB_OBJ)/zlib/%.o)
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^
+	$(call quiet,LD,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^
 
 # ---- bzip2: libbz2's files and bzip2.c, large files on as bzip2's Makefile has it
 BZIP2_DIR := $(DEB_SRC)/bzip2
@@ -108,24 +108,24 @@ BZIP2_DEFS := -D_FILE_OFFSET_BITS=64
 
 $(DEB_OBJ)/bzip2/%.o: $(BZIP2_DIR)/%.c $(DEB_SRC)/bzip2/.pinned
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(BZIP2_DEFS) -MD -MP -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) $(BZIP2_DEFS) -MD -MP -c -o $@ $<
 
 $(BUILD)/user/bin/bzip2: $(BZIP2_MODS:%=$(DEB_OBJ)/bzip2/%.o)
 	@mkdir -p $(@D)
-	$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^
+	$(call quiet,LD,$@)$(CC) $(DEB_CFLAGS) $(DEB_MAP) -o $@ $^
 
 # ---- libctest: the project's own, as a plain `gcc -static -O2 -g` builds it
 $(DEB_OBJ)/libctest.o: user/debian/libctest.c
 	@mkdir -p $(@D)
-	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -Wall -Wextra -MD -MP -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -Wall -Wextra -MD -MP -c -o $@ $<
 
 $(BUILD)/user/bin/libctest: $(DEB_OBJ)/libctest.o
 	@mkdir -p $(@D)
-	$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
+	$(call quiet,LD,$@)$(CC) $(DEB_PLAIN_CFLAGS) $(DEB_MAP) -o $@ $^ -lm
 
 $(DEB_OBJ)/bin/%: $(BUILD)/user/bin/%
 	@mkdir -p $(@D)
-	$(OBJCOPY) --strip-debug $< $@
+	$(call quiet,OBJCOPY,$@)$(OBJCOPY) --strip-debug $< $@
 
 .SECONDARY: $(DEB_BINS)
 
