@@ -336,8 +336,14 @@ static uint32_t rule_hash(struct unw_rule r)
 	return ((r.how | (uint32_t)(uint8_t)r.ebp << 8) ^ r.off * 0x85EBCA77u) * 0x9E3779B1u >> 20;
 }
 
-/* The builder's state over both passes: the first counts the rows and
- * the rules, the second writes them. */
+/* a row as the builder makes it, before the table's packing */
+struct trow {
+	uint32_t pc, rule;
+};
+
+/* The builder's state: the rules so far, and the rows, made in one pass
+ * over every FDE's CFI into tmp (grown as needed), then packed into the
+ * table, whose size they tell. */
 struct build {
 	const uint8_t *sec;
 	uint32_t len, addr;
@@ -350,12 +356,13 @@ struct build {
 	uint32_t memo_id[2];            /* ...and their indices (~0: none yet) */
 	/* the rows: committed, and the one pending (a row may be replaced
 	 * by another at the same address, or merge with the one before) */
-	bool write;
-	struct unw_table *t;
+	const struct unw_env *env;
+	struct trow *tmp;               /* the rows as made, full addresses */
+	bool nomem;
 	struct unw_row *row;
 	uint32_t *blk;
 	uint32_t nrows, nblk, last_rule;
-	uint32_t cap;                   /* the rows the first pass counted */
+	uint32_t cap;                   /* tmp's room */
 	bool pending;
 	uint32_t pend_pc, pend_rule;
 	uint32_t bad;
@@ -403,25 +410,32 @@ found:
 	return h;
 }
 
+/* doubles the rows' room; false when there is no more memory */
+static bool grow(struct build *b)
+{
+	uint32_t cap = b->cap ? 2 * b->cap : 1024;
+	struct trow *t;
+
+	if (b->nomem || cap > 0x10000000 || !(t = b->env->alloc(b->env->ctx, cap * (uint32_t)sizeof *t))) {
+		b->nomem = true;
+		return false;
+	}
+	for (uint32_t i = 0; i < b->nrows; i++)
+		t[i] = b->tmp[i];
+	if (b->tmp)
+		b->env->free(b->env->ctx, b->tmp, b->cap * (uint32_t)sizeof *t);
+	b->tmp = t;
+	b->cap = cap;
+	return true;
+}
+
 static inline __attribute__((always_inline)) void commit(struct build *b, uint32_t pc, uint32_t rule)
 {
 	if (b->nrows && b->last_rule == rule)
 		return;                         /* the same rule goes on */
-	if (b->write) {
-		uint32_t d = pc - b->t->lo;
-
-		/* the second pass makes the first's rows; were it ever to
-		 * make more, or one outside the span, they are not written
-		 * and the build fails (unw_build compares the counts) */
-		if (b->nrows >= b->cap || d >= b->t->span) {
-			b->nrows = b->cap + 1;
-			return;
-		}
-		while (b->nblk <= d >> b->t->shift)
-			b->blk[b->nblk++] = b->nrows;
-		b->row[b->nrows] = (struct unw_row){ (uint16_t)(d & 0xFFFF), (uint16_t)rule };
-	}
-	b->nrows++;
+	if (b->nrows == b->cap && !grow(b))
+		return;                         /* out of memory: unw_build says so */
+	b->tmp[b->nrows++] = (struct trow){ pc, rule };
 	b->last_rule = rule;
 }
 
@@ -784,11 +798,12 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 		b.hkey[i] = 0;
 	rule_id(&b, (struct unw_rule){ .how = UNW_NONE });      /* rule 0 */
 
-	/* first pass: count the rows and the span */
+	/* the rows, in one pass over the CFI */
+	b.env = env;
 	if ((err = pass(&b, ix, n, st)) < 0)
 		goto out;
-	if (b.full) {
-		err = -UNW_ERULES;
+	if (b.full || b.nomem || b.nrows == 0) {
+		err = b.full ? -UNW_ERULES : b.nomem ? -UNW_ENOMEM : -UNW_ENOFDE;
 		goto out;
 	}
 	lo = ix[0].pc;
@@ -825,15 +840,14 @@ int unw_build(const uint8_t *sec, uint32_t len, uint32_t addr, const struct unw_
 		t->fine = (uint16_t *)(rule + b.nrules);
 	}
 
-	/* second pass: the same rows, written */
-	b.write = true;
-	b.t = t;
+	/* the rows packed, and the first row of each block */
 	b.nblk = 0;
-	b.cap = b.nrows;
-	pass(&b, ix, n, st);
-	if (b.nrows == 0 || b.nrows != b.cap || b.t->row[0].off != 0 || b.blk[0] != 0) {
-		err = -UNW_ECIE;                /* cannot happen: a bug here */
-		goto out;
+	for (uint32_t i = 0; i < b.nrows; i++) {
+		uint32_t d = b.tmp[i].pc - lo;
+
+		while (b.nblk <= d >> shift)
+			b.blk[b.nblk++] = i;
+		b.row[i] = (struct unw_row){ (uint16_t)(d & 0xFFFF), (uint16_t)b.tmp[i].rule };
 	}
 	while (b.nblk <= nblocks)
 		b.blk[b.nblk++] = b.nrows;
@@ -863,6 +877,8 @@ out:
 		env->free(env->ctx, m, bytes);
 	if (b.blk)
 		env->free(env->ctx, b.blk, blkbytes);
+	if (b.tmp)
+		env->free(env->ctx, b.tmp, b.cap * (uint32_t)sizeof *b.tmp);
 	if (ix)
 		env->free(env->ctx, ix, ixbytes);
 	if (h)
