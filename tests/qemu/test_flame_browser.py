@@ -261,6 +261,7 @@ def flame_browser(h):
     the README's picture) are checked the same way (their widths from
     their titles); KPROF_WRITE_PNG=1 copies their screenshots to the .png
     beside each."""
+    import engines              # tests/qemu/engines.py: the ELFs of the programs
     import profile as prof      # tests/qemu/profile.py
     exe = chromium_bin()
     tmp = tempfile.mkdtemp(prefix="kprof-flame-")
@@ -268,7 +269,7 @@ def flame_browser(h):
         _, out, console, _ = prof.profile(LINE, engine="stacks", out=os.path.join(tmp, "run"))
         h.text += console
         dump = os.path.join(out, "dev", "stacks")
-        args = prof.user_elfs() + [KERNEL, dump]
+        args = engines.user_elfs() + [KERNEL, dump]
         svg = os.path.join(tmp, "flame.svg")
         texts = {}
         for fmt in ("flamegraph", "folded"):
