@@ -260,6 +260,8 @@ void clock_intr(void)
 			p->uticks += n;
 		else
 			p->kticks += n;
+		if (__builtin_expect(p->sig.virt_left | p->sig.prof_left, 0))
+			signal_tick(p, user, n);
 		slice_used += n;
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
@@ -268,11 +270,14 @@ void clock_intr(void)
 	}
 	if (now >= next_wake)
 		wake_sleepers();
+	if (now >= next_alarm)
+		signal_alarms(now);
 	if (p && user) {
 		if (need_resched)
 			yield();
 		if (p->killed)
 			proc_exit(WSTATUS_KILLED);
+		signal_userret(p, p->tf, false);
 		prof_userret(p, p->tf);         /* tf: a user tick's frame is p's */
 	}
 }

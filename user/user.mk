@@ -108,7 +108,7 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 # Linux programs: glibc's, built by the ordinary cross compiler, unmodified
 # but for the link address, which is where user space is (memlayout.h).
 # They run through the Linux system-call interface (kernel/linux.c).
-LINUX_PROGS := hello lfuzz callcost
+LINUX_PROGS := hello lfuzz callcost sigtest
 LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
 USER_BINS += $(LINUX_BINS)
 LINUX_CFLAGS := -static -O2 -g
