@@ -15,10 +15,10 @@
  *     mmap time); protections are not enforced (mprotect says yes, every
  *     page stays readable and writable).
  *   - processes: one thread; no fork, exec or wait (spawn is the
- *     project's); signals only as their default action on the caller
- *     itself (kill/tkill/tgkill), and sigaction/sigprocmask succeed
- *     without effect, so abort() ends the program as SIGABRT does (wait
- *     status 128 + 6 = 134).
+ *     project's); signals as Linux has them (signal.c: actions,
+ *     masks, handlers on Linux i386's frames, sigreturn, the interval
+ *     timers), to any process but init; abort() ends the program as
+ *     SIGABRT does (wait status 128 + 6 = 134).
  *   - time and randomness are the same every run with the same boot line:
  *     getrandom and AT_RANDOM come from xorshift32 seeded by linux.seed=,
  *     the wall clock is linux.epoch= (seconds) plus the kernel's uptime

@@ -232,12 +232,14 @@ class Profil(Engine):
     def script(self, line):
         pg = [c[0] for c in commands(line) if os.path.exists(program_elf(c[0] + ".pg"))]
         linux = [c[0] for c in commands(line) if linux_program(program_elf(c[0]))]
-        if not pg and linux:
-            raise Unsupported("%s is a Linux (glibc) program: glibc's gprof support (gcc -pg) "
-                              "samples with setitimer(ITIMER_PROF) and a SIGPROF handler, which "
-                              "this kernel does not have yet, not with profil(2); its flat "
-                              "profile comes from ENGINE=devkprof, ENGINE=mc or ENGINE=dosprof, "
-                              "its call stacks from ENGINE=stacks" % linux[0])
+        if linux:
+            raise Unsupported("%s is a Linux (glibc) program: glibc's own gprof (gcc -pg; it "
+                              "samples with setitimer(ITIMER_PROF) and SIGPROF, which the kernel "
+                              "delivers) writes gmon.out in its working directory, which make "
+                              "profile does not take out yet: run NAME.pg by hand and export "
+                              "gmon.out (docs/profil.md, \"glibc's gprof\"); its flat profile "
+                              "also comes from ENGINE=devkprof, ENGINE=mc or ENGINE=dosprof, its "
+                              "call stacks from ENGINE=stacks" % linux[0])
         if not pg:
             raise UsageError("no program of the line has a -pg build (NAME.pg, built for the "
                              "programs in USER_PG of user/user.mk: %s); add yours there"

@@ -10,6 +10,12 @@
  *     sigtest others           signals to other processes, pid 0 and -1
  *     sigtest storm MS         ITIMER_PROF at every tick, for MS ms of
  *                              ITIMER_REAL, whose SIGALRM ends it (142)
+ *     sigtest cost N           what a signal costs: an asm loop of N
+ *                              iterations timed by the TSC (under QEMU's
+ *                              -icount shift=0 it counts instructions)
+ *                              without a timer, then with ITIMER_PROF at
+ *                              every tick and a handler that returns at
+ *                              once; the difference a signal
  * A failed check prints "FAIL ..." and exits 1. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -295,6 +301,48 @@ static void storm(long ms)
 			;
 }
 
+static inline unsigned long long rdtsc(void)
+{
+	unsigned lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
+
+static volatile unsigned nprof;
+
+static void empty(int sig)
+{
+	(void)sig;
+	nprof++;
+}
+
+static unsigned long long timed_loop(unsigned n)
+{
+	unsigned long long t = rdtsc();
+	__asm__ volatile("1: decl %0\n\tjnz 1b" : "+r"(n));
+	return rdtsc() - t;
+}
+
+/* the loop's instructions are the same both times: what the second run
+ * took more is its signals', each a tick's delivery, the handler's
+ * call and return (glibc's restorer) and sigreturn */
+static void cost(unsigned n)
+{
+	unsigned long long plain, with;
+	unsigned s;
+
+	timed_loop(n / 10);             /* every page touched first */
+	plain = timed_loop(n);
+	on(SIGPROF, empty, SA_RESTART);
+	timer(ITIMER_PROF, 1, 1);
+	with = timed_loop(n);
+	timer(ITIMER_PROF, 0, 0);
+	s = nprof;
+	printf("cost: plain %llu, with SIGPROF %llu, %u signals, %.1f a signal\n",
+	       plain, with, s, s ? (double)(with - plain) / s : 0.0);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -320,9 +368,11 @@ int main(int argc, char **argv)
 		others();
 	} else if (argc == 3 && strcmp(argv[1], "storm") == 0) {
 		storm(atol(argv[2]));
+	} else if (argc == 3 && strcmp(argv[1], "cost") == 0) {
+		cost((unsigned)atol(argv[2]));
 	} else {
 		fprintf(stderr, "usage: sigtest default SIG | handlers | wait | spin | "
-			"hostile MODE | others | storm MS\n");
+			"hostile MODE | others | storm MS | cost N\n");
 		return 2;
 	}
 	return 0;

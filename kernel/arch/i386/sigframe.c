@@ -78,7 +78,21 @@ _Static_assert(sizeof(struct sigframe) == 732 && sizeof(struct rt_sigframe) == 2
  * be aligned, and a trap's is not): the images are static. One is
  * enough: a signal's frame is built or read back only on the way to
  * user mode, which an interrupt never takes while the kernel is busy. */
-static struct arch_fpu fxbuf, fxnow;
+static struct arch_fpu fxbuf, fxnow, fxclean;
+static uint32_t mxcsr_mask;     /* the processor's, from its fxsave: once */
+
+/* the fresh unit a handler starts with (fninit's, MXCSR's default),
+ * made once: arch_fpu_reset writes 512 bytes a byte at a time */
+static const struct arch_fpu *clean_fpu(void)
+{
+	static bool made;
+
+	if (!made) {
+		arch_fpu_reset(&fxclean);
+		made = true;
+	}
+	return &fxclean;
+}
 #define FSAVE_HDR 112           /* the fxsave image's offset in _fpstate_32 */
 /* the flags sigreturn takes from the frame: the arithmetic ones, DF, AC.
  * Never IF, IOPL, NT, VM, nor TF, which the profilers' single-stepping
@@ -143,8 +157,7 @@ static int fpstate_out(uint32_t fpva)
 	hdr.magic = X86_FXSR_MAGIC;
 	if (copyout(fpva, &hdr, FSAVE_HDR) < 0 || copyout(fpva + FSAVE_HDR, fx->fx, sizeof fx->fx) < 0)
 		return -EFAULT;
-	arch_fpu_reset(fx);
-	arch_fpu_restore(fx);
+	arch_fpu_restore(clean_fpu());
 	return 0;
 }
 
@@ -170,8 +183,8 @@ int arch_signal_frame(struct trapframe *tf, int sig, const struct sigact *a,
 	fva = ((fpva - size + 4) & ~15u) - 4;   /* as after a call: esp+4 16-aligned */
 	if (fva < USER_BASE || fva >= fpva || !uvalid(fva, sp - fva))
 		return -EFAULT;
-	memset(&u, 0, sizeof u);
 	if (rt) {
+		memset(&u.rt, 0, sizeof u.rt);
 		u.rt.sig = sig;
 		u.rt.pinfo = fva + offsetof(struct rt_sigframe, info);
 		u.rt.puc = fva + offsetof(struct rt_sigframe, uc);
@@ -188,6 +201,8 @@ int arch_signal_frame(struct trapframe *tf, int sig, const struct sigact *a,
 		memcpy(u.rt.retcode, rt_retcode, sizeof rt_retcode);
 		u.rt.pretcode = (a->flags & SA_RESTORER) ? a->restorer :
 			fva + offsetof(struct rt_sigframe, retcode);
+		if (copyout(fva, &u.rt, size) < 0)
+			return -EFAULT;
 	} else {
 		u.f.sig = sig;
 		sigcontext_of(tf, fpva, (uint32_t)mask, &u.f.sc);
@@ -195,8 +210,14 @@ int arch_signal_frame(struct trapframe *tf, int sig, const struct sigact *a,
 		memcpy(u.f.retcode, retcode, sizeof retcode);
 		u.f.pretcode = (a->flags & SA_RESTORER) ? a->restorer :
 			fva + offsetof(struct sigframe, retcode);
+		/* the unused _fpstate is left as it was, as Linux leaves it:
+		 * 624 bytes a signal less to copy */
+		if (copyout(fva, &u.f, offsetof(struct sigframe, fpstate_unused)) < 0 ||
+		    copyout(fva + offsetof(struct sigframe, extramask), &u.f.extramask,
+			    size - offsetof(struct sigframe, extramask)) < 0)
+			return -EFAULT;
 	}
-	if (copyout(fva, &u, size) < 0 || fpstate_out(fpva) < 0)
+	if (fpstate_out(fpva) < 0)
 		return -EFAULT;
 	tf->esp = fva;
 	tf->eip = a->handler;
@@ -225,16 +246,18 @@ static bool fpstate_in(uint32_t fpva)
 	uint32_t mxcsr, mask;
 
 	if (!fpva) {
-		arch_fpu_reset(fx);
-		arch_fpu_restore(fx);
+		arch_fpu_restore(clean_fpu());
 		return true;
 	}
 	if (fpva >= USER_TOP || copyin(fx->fx, fpva + FSAVE_HDR, sizeof fx->fx) < 0)
 		return false;
-	arch_fpu_save(&fxnow);
-	memcpy(&mask, fxnow.fx + 28, 4);
-	if (!mask)
-		mask = 0xFFBF;          /* the processors that give none */
+	if (!mxcsr_mask) {
+		arch_fpu_save(&fxnow);
+		memcpy(&mxcsr_mask, fxnow.fx + 28, 4);
+		if (!mxcsr_mask)
+			mxcsr_mask = 0xFFBF;    /* the processors that give none */
+	}
+	mask = mxcsr_mask;
 	memcpy(&mxcsr, fx->fx + 24, 4);
 	mxcsr &= mask;
 	memcpy(fx->fx + 24, &mxcsr, 4);
