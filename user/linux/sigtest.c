@@ -16,6 +16,10 @@
  *                              without a timer, then with ITIMER_PROF at
  *                              every tick and a handler that returns at
  *                              once; the difference a signal
+ *     sigtest profcost N       the same loop under glibc's profil(3)
+ *                              (setitimer(ITIMER_PROF) at its 100 Hz and
+ *                              glibc's SIGPROF handler): the difference
+ *                              a sample
  * A failed check prints "FAIL ..." and exits 1. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/gmon.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/ucontext.h>
@@ -317,7 +322,7 @@ static void empty(int sig)
 	nprof++;
 }
 
-static unsigned long long timed_loop(unsigned n)
+__attribute__((noinline)) static unsigned long long timed_loop(unsigned n)
 {
 	unsigned long long t = rdtsc();
 	__asm__ volatile("1: decl %0\n\tjnz 1b" : "+r"(n));
@@ -341,6 +346,25 @@ static void cost(unsigned n)
 	s = nprof;
 	printf("cost: plain %llu, with SIGPROF %llu, %u signals, %.1f a signal\n",
 	       plain, with, s, s ? (double)(with - plain) / s : 0.0);
+}
+
+/* glibc's profil over the loop's own code: every sample lands in buf */
+static void profcost(unsigned n)
+{
+	static unsigned short bins[65536];
+	unsigned long long plain, with;
+	unsigned samples = 0;
+
+	timed_loop(n / 10);
+	plain = timed_loop(n);
+	CHECK(profil(bins, sizeof bins, (unsigned long)timed_loop, 65536) == 0, "profil: %s",
+	      strerror(errno));
+	with = timed_loop(n);
+	profil(NULL, 0, 0, 0);
+	for (unsigned i = 0; i < sizeof bins / sizeof bins[0]; i++)
+		samples += bins[i];
+	printf("profcost: plain %llu, with profil %llu, %u samples, %.1f a sample\n",
+	       plain, with, samples, samples ? (double)(with - plain) / samples : 0.0);
 }
 
 int main(int argc, char **argv)
@@ -368,11 +392,13 @@ int main(int argc, char **argv)
 		others();
 	} else if (argc == 3 && strcmp(argv[1], "storm") == 0) {
 		storm(atol(argv[2]));
+	} else if (argc == 3 && strcmp(argv[1], "profcost") == 0) {
+		profcost((unsigned)atol(argv[2]));
 	} else if (argc == 3 && strcmp(argv[1], "cost") == 0) {
 		cost((unsigned)atol(argv[2]));
 	} else {
 		fprintf(stderr, "usage: sigtest default SIG | handlers | wait | spin | "
-			"hostile MODE | others | storm MS | cost N\n");
+			"hostile MODE | others | storm MS | cost N | profcost N\n");
 		return 2;
 	}
 	return 0;
