@@ -1025,6 +1025,7 @@ static int setmask(uint32_t how, const uint64_t *set, uint64_t *old)
 		return -EINVAL;
 	}
 	p->sig.blocked &= ~UNCATCHABLE;
+	signal_recheck(p);
 	return 0;
 }
 
@@ -1098,6 +1099,7 @@ static int lx_rt_sigsuspend(uint32_t umask, uint32_t size)
 	p->sig.saved = p->sig.blocked;
 	p->sig.restore_saved = true;
 	p->sig.blocked = mask & ~UNCATCHABLE;
+	signal_recheck(p);
 	return sigwait_any();
 }
 
@@ -1109,6 +1111,7 @@ static int lx_sigsuspend(uint32_t mask)
 	p->sig.saved = p->sig.blocked;
 	p->sig.restore_saved = true;
 	p->sig.blocked = ((p->sig.blocked & ~0xFFFFFFFFull) | mask) & ~UNCATCHABLE;
+	signal_recheck(p);
 	return sigwait_any();
 }
 
@@ -1125,6 +1128,7 @@ static int lx_sigreturn(bool rt)
 		proc_exit(128 + SIGSEGV);
 	}
 	p->sig.blocked = mask & ~UNCATCHABLE;
+	signal_recheck(p);
 	return (int)p->tf->eax;
 }
 
@@ -1213,8 +1217,8 @@ static void itimer_set(uint32_t which, const struct itimerval *v)
 	case ITIMER_REAL:
 		s->real_at = value ? ticks + value : 0;
 		s->real_every = every;
-		if (s->real_at && s->real_at < next_alarm)
-			next_alarm = s->real_at;
+		if (s->real_at && s->real_at < next_wake)
+			next_wake = s->real_at;
 		break;
 	case ITIMER_VIRTUAL:
 		s->virt_left = value;
@@ -1224,6 +1228,7 @@ static void itimer_set(uint32_t which, const struct itimerval *v)
 		s->prof_left = value;
 		s->prof_every = every;
 	}
+	signal_timers_changed(curproc());
 	splx(sp);
 }
 

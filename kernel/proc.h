@@ -51,10 +51,10 @@ static inline bool signal_deliverable(const struct proc *p)
 {
 	return (p->sig.pending & ~p->sig.blocked) != 0;
 }
-/* on every return to user mode: the usual case is two loads and a test */
+/* on every return to user mode: the usual case is a load and a test */
 static inline void signal_userret(struct proc *p, struct trapframe *tf, bool syscall)
 {
-	if (__builtin_expect(signal_deliverable(p) || p->sig.restart, 0))
+	if (__builtin_expect(p->sig.work & SIGWORK_CHECK, 0))
 		signal_userret_slow(tf, syscall);
 }
 

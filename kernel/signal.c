@@ -19,7 +19,9 @@
  * they fire at the same instruction every run: ITIMER_VIRTUAL the
  * process's user ticks, ITIMER_PROF its user and kernel ticks (what
  * glibc's profil asks for), ITIMER_REAL the clock's, for every process,
- * checked by the clock only when the earliest is due (next_alarm). */
+ * checked by the clock only when the earliest is due (it is among
+ * next_wake's deadlines; an armed alarm is a timer the machine waits for,
+ * so its idle time counts in the Linux clock: clock.c's waited_ticks). */
 #include <linux/signal.h>
 
 #include "abi/errno.h"
@@ -79,6 +81,7 @@ void signal_post(struct proc *p, int sig)
 	 * the action may change before it is unblocked */
 	if (!(ignored(p, sig) && !(p->sig.blocked & SIGBIT(sig)))) {
 		p->sig.pending |= SIGBIT(sig);
+		p->sig.work |= SIGWORK_CHECK;
 		/* the sleeper's loop sees signal_interrupted() and gives up;
 		 * every sleep tolerates a wakeup that is not its own */
 		if (p->state == P_SLEEP && signal_deliverable(p)) {
@@ -100,6 +103,20 @@ void signal_fault(int sig)
 	    p->sig.act[sig].handler == (uint32_t)SIG_DFL)
 		proc_exit(128 + sig);
 	p->sig.pending |= SIGBIT(sig);
+	p->sig.work |= SIGWORK_CHECK;
+}
+
+void signal_recheck(struct proc *p)
+{
+	p->sig.work |= SIGWORK_CHECK;
+}
+
+void signal_timers_changed(struct proc *p)
+{
+	if (p->sig.virt_left || p->sig.prof_left)
+		p->sig.work |= SIGWORK_TIMERS;
+	else
+		p->sig.work &= ~SIGWORK_TIMERS;
 }
 
 /* the lowest pending unblocked signal, taken off the pending set; the
@@ -177,6 +194,7 @@ void signal_userret_slow(struct trapframe *tf, bool syscall)
 			arch_syscall_restart(tf, p->sig.sysnum);
 		restart = false;
 		run_handler(p, tf, sig);
+		signal_recheck(p);      /* another may be waiting, unblocked by sigreturn */
 		return;
 	}
 	if (restart)            /* nothing ran: the call goes on */
@@ -185,17 +203,18 @@ void signal_userret_slow(struct trapframe *tf, bool syscall)
 		p->sig.blocked = p->sig.saved;
 		p->sig.restore_saved = false;
 	}
+	if (!signal_deliverable(p))
+		p->sig.work &= ~SIGWORK_CHECK;
 }
 
 /* ---- the interval timers ---- */
-
-volatile uint64_t next_alarm = ~0ull;
 
 void signal_tick(struct proc *p, bool user, uint32_t n)
 {
 	struct sigstate *s = &p->sig;
 
 	if (user && s->virt_left) {
+		/* a one-shot timer that fired is off: the flag goes with it */
 		if (s->virt_left > n) {
 			s->virt_left -= n;
 		} else {
@@ -211,12 +230,14 @@ void signal_tick(struct proc *p, bool user, uint32_t n)
 			signal_post(p, SIGPROF);
 		}
 	}
+	signal_timers_changed(p);
 }
 
-/* every ITIMER_REAL due by now fires; the next deadline is found again */
+/* every ITIMER_REAL due by now fires; the next deadline lowers the
+ * clock's next_wake (which wake_sleepers has just set from the sleepers),
+ * so that the clock's one test covers both */
 void signal_alarms(uint64_t now)
 {
-	next_alarm = ~0ull;
 	for (int i = 0; i < NPROC; i++) {
 		struct proc *q = &procs[i];
 		if (q->state == P_UNUSED || q->state == P_ZOMBIE || !q->sig.real_at)
@@ -225,7 +246,7 @@ void signal_alarms(uint64_t now)
 			q->sig.real_at = q->sig.real_every ? now + q->sig.real_every : 0;
 			signal_post(q, SIGALRM);
 		}
-		if (q->sig.real_at && q->sig.real_at < next_alarm)
-			next_alarm = q->sig.real_at;
+		if (q->sig.real_at && q->sig.real_at < next_wake)
+			next_wake = q->sig.real_at;
 	}
 }

@@ -22,7 +22,13 @@ struct sigact {
 	uint64_t mask;
 };
 
+/* sigstate.work: what the clock and the return to user mode look at,
+ * one word, so a process with nothing to do costs them a load and a test */
+#define SIGWORK_CHECK  1        /* a signal may be deliverable, or a call restarted */
+#define SIGWORK_TIMERS 2        /* ITIMER_VIRTUAL or ITIMER_PROF is armed */
+
 struct sigstate {
+	uint32_t work;          /* SIGWORK_* */
 	uint64_t pending, blocked;
 	uint64_t saved;         /* the mask sigsuspend replaced */
 	bool restore_saved;     /* saved goes back when the handler returns */
@@ -58,8 +64,13 @@ void signal_userret_slow(struct trapframe *tf, bool syscall);
 /* the clock's part: the running process's virtual and profiling timers
  * (user: the tick was in user mode), and every ITIMER_REAL due by now */
 void signal_tick(struct proc *p, bool user, uint32_t n);
-extern volatile uint64_t next_alarm;
+/* fires every ITIMER_REAL due by now and lowers next_wake to the next
+ * one: the clock calls it when next_wake comes */
 void signal_alarms(uint64_t now);
+/* the mask or the pending set changed: the next return to user mode looks */
+void signal_recheck(struct proc *p);
+/* the process's ITIMER_VIRTUAL/ITIMER_PROF changed */
+void signal_timers_changed(struct proc *p);
 
 /* the arch's: a handler's frame on the user stack, Linux i386's sigframe
  * (rt: rt_sigframe) with the registers of tf and the mask to restore;

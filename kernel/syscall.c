@@ -83,6 +83,7 @@ void syscall_interrupted(uint32_t num, int r)
 {
 	if (r == -ERESTARTSYS) {
 		curproc()->sig.restart = true;
+		curproc()->sig.work |= SIGWORK_CHECK;
 		curproc()->sig.sysnum = num;
 	}
 }
