@@ -50,7 +50,9 @@ def signals_handlers(m):
 @test("signals_interrupt", timeout=90, icount=True)
 def signals_interrupt(m):
     """^C is SIGINT to the foreground command: one without a handler ends
-    with 130, one with a handler runs it and goes on"""
+    with 130, one with a handler runs it and goes on; a console read it
+    interrupts is restarted after a SA_RESTART handler, EINTR after one
+    without"""
     m.wait_prompt()
     m.type_line("sigtest spin")
     m.expect(r"^spinning$")
@@ -63,6 +65,21 @@ def signals_interrupt(m):
     m.send("\x03")
     out = m.wait_prompt()
     m.check(out, [r"^\^C$", r"^got SIGINT$"], forbid=[r"^sh: sigtest"], ordered=True)
+    # a console read ^C interrupts: restarted after a SA_RESTART handler
+    # (it reads the next line), EINTR after one without
+    m.type_line("sigtest read restart")
+    m.expect(r"^reading$")
+    time.sleep(0.5)
+    m.send("\x03")
+    time.sleep(0.5)
+    m.type_line("again")
+    m.check(m.wait_prompt(), [r"^read 6: again, handler ran 1$"], forbid=[r"^sh: sigtest"])
+    m.type_line("sigtest read intr")
+    m.expect(r"^reading$")
+    time.sleep(0.5)
+    m.send("\x03")
+    m.check(m.wait_prompt(), [r"^read -1 Interrupted system call, handler ran 1$"],
+            forbid=[r"^sh: sigtest"])
     m.halt()
 
 

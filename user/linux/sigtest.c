@@ -5,6 +5,9 @@
  *                              one "ok NAME" line each, then "handlers done"
  *     sigtest wait             a SIGINT handler; waits for ^C, then exits 0
  *     sigtest spin             no handler; loops until ^C
+ *     sigtest read restart|intr  a SIGINT handler with SA_RESTART or
+ *                              without; reads a console line, which ^C
+ *                              interrupts: restarted, or EINTR
  *     sigtest hostile MODE     a handler in the kernel or unmapped, a forged
  *                              sigreturn frame: the kernel ends the process
  *     sigtest others           signals to other processes, pid 0 and -1
@@ -382,6 +385,18 @@ int main(int argc, char **argv)
 		while (!got_int)
 			pause();
 		printf("got SIGINT\n");
+	} else if (argc == 3 && strcmp(argv[1], "read") == 0) {
+		char line[64];
+		ssize_t n;
+		on(SIGINT, int_handler, strcmp(argv[2], "restart") == 0 ? SA_RESTART : 0);
+		printf("reading\n");
+		n = read(0, line, sizeof line - 1);
+		if (n < 0) {
+			printf("read -1 %s, handler ran %d\n", strerror(errno), got_int);
+		} else {
+			line[n] = 0;
+			printf("read %zd: %s, handler ran %d\n", n, strtok(line, "\n"), got_int);
+		}
 	} else if (argc == 2 && strcmp(argv[1], "spin") == 0) {
 		printf("spinning\n");
 		for (;;)
