@@ -36,13 +36,14 @@ def signals_handlers(m):
     """handlers for SIGINT, SIGUSR1 (blocked, pending, delivered at unblock),
     SIGALRM (pause, and a nanosleep cut short: EINTR), SIGPROF and
     SIGVTALRM from their timers, SIGSEGV twice (left by siglongjmp),
-    SIGFPE, SIGILL, SIGTRAP run and the program goes on; both frames give
+    SIGFPE, SIGILL, SIGTRAP, a SA_ONSTACK one on its sigaltstack run and
+    the program goes on; both frames give
     the interrupted eip where glibc looks (ucontext's gregs, sigcontext)"""
     m.wait_prompt()
     out = m.run("sigtest handlers")
     m.check(out, [r"^ok %s$" % n for n in ("SIGINT", "sigprocmask", "frames", "SIGALRM",
                                           "EINTR", "alarm", "SIGPROF", "SIGSEGV", "SIGFPE",
-                                          "SIGILL", "SIGTRAP", "ignored")] +
+                                          "SIGILL", "SIGTRAP", "sigaltstack", "ignored")] +
             [r"^handlers done$"], forbid=[r"^FAIL", r"^sh: sigtest"], ordered=True)
     m.halt()
 

@@ -86,6 +86,18 @@ static void on(int sig, void (*h)(int), int flags)
 	CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction %d: %s", sig, strerror(errno));
 }
 
+static char altstack[16384];
+static volatile uintptr_t alt_sp;
+
+/* SA_ONSTACK: the handler's own frame is on the alternate stack */
+static void alt_handler(int sig)
+{
+	volatile char here;
+
+	alt_sp = (uintptr_t)&here;
+	hits[sig]++;
+}
+
 static void on_info(int sig, void (*h)(int, siginfo_t *, void *))
 {
 	struct sigaction sa;
@@ -200,6 +212,19 @@ static void handlers(void)
 	__asm__ volatile("int3");
 	CHECK(hits[SIGTRAP] == 1, "SIGTRAP");
 	printf("ok SIGTRAP\n");
+
+	/* sigaltstack: a SA_ONSTACK handler runs on it */
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0 }, oss;
+	CHECK(sigaltstack(&ss, NULL) == 0, "sigaltstack: %s", strerror(errno));
+	on(SIGWINCH, alt_handler, SA_ONSTACK);
+	raise(SIGWINCH);
+	CHECK(hits[SIGWINCH] == 1 && alt_sp - (uintptr_t)altstack < sizeof altstack,
+	      "handler's stack %#lx, the alternate one at %p", (unsigned long)alt_sp, (void *)altstack);
+	CHECK(sigaltstack(NULL, &oss) == 0 && oss.ss_sp == altstack && oss.ss_flags == 0,
+	      "sigaltstack's old stack");
+	ss.ss_size = 100;
+	CHECK(sigaltstack(&ss, NULL) == -1 && errno == ENOMEM, "a small alternate stack");
+	printf("ok sigaltstack\n");
 
 	/* SIG_IGN drops it; the default of SIGCHLD is to ignore */
 	on(SIGTERM, SIG_IGN, 0);
