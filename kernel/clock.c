@@ -103,6 +103,7 @@ uint32_t clock_set_hz(uint32_t hz)
 			if (q->wake_tick < next_wake)
 				next_wake = q->wake_tick;
 		}
+		signal_alarms(ticks);   /* their deadlines are ticks, kept */
 	}
 	splx(s);
 	return hz_mhz;
@@ -260,19 +261,24 @@ void clock_intr(void)
 			p->uticks += n;
 		else
 			p->kticks += n;
+		if (__builtin_expect(p->sig.work & SIGWORK_TIMERS, 0))
+			signal_tick(p, user, n);
 		slice_used += n;
 		if (slice_used >= quantum_ticks)
 			need_resched = true;
 	} else if (next_wake == ~0ull) {
 		waited_ticks += n;
 	}
-	if (now >= next_wake)
+	if (now >= next_wake) {         /* a sleeper's deadline, or an alarm's */
 		wake_sleepers();
+		signal_alarms(now);
+	}
 	if (p && user) {
 		if (need_resched)
 			yield();
 		if (p->killed)
 			proc_exit(WSTATUS_KILLED);
+		signal_userret(p, p->tf, false);
 		prof_userret(p, p->tf);         /* tf: a user tick's frame is p's */
 	}
 }

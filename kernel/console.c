@@ -2,8 +2,8 @@
  * and a line discipline for input. Characters arrive from the UART
  * interrupt; the line being typed is echoed and edited here, and a finished
  * line is moved into the input ring where /dev/cons readers take it. ^C
- * kills the foreground job, the process the shell named in /dev/consctl,
- * with its descendants. */
+ * sends SIGINT to the foreground job, the process the shell named in
+ * /dev/consctl, and its descendants. */
 #include "console.h"
 #include "arch.h"
 #include "lib.h"
@@ -11,6 +11,7 @@
 #include "ring.h"
 #include "abi/console.h"
 #include "abi/errno.h"
+#include <asm/signal.h>
 
 static uint8_t inbuf[4096];
 static struct ring input;       /* finished lines */
@@ -58,12 +59,17 @@ static void put_empty_line(void)
 	wakeup(&input);
 }
 
-/* Kills pid and every process descended from it. Never pid 1: the first
- * shell is what ^C returns to. Returns whether pid was alive. */
+/* Sends SIGINT to pid and every process descended from it, as a
+ * process group gets it: a program without a handler ends (130), one
+ * with a handler goes on. Never pid 1: the first shell is what ^C
+ * returns to. Returns whether pid was alive. */
 static bool kill_tree(int pid)
 {
-	if (pid <= 1 || proc_kill(pid) < 0)
+	struct proc *p = pid > 1 ? proc_lookup((uint32_t)pid) : NULL;
+
+	if (!p)
 		return false;
+	signal_post(p, SIGINT);
 	for (int i = 0; i < NPROC; i++)
 		if (procs[i].ppid == pid && procs[i].state != P_UNUSED &&
 		    procs[i].state != P_ZOMBIE)
@@ -172,9 +178,9 @@ int console_read(char *buf, uint32_t n)
 			splx(s);
 			return 0;
 		}
-		if (proc_killed()) {
+		if (signal_interrupted(curproc())) {
 			splx(s);
-			return -EINTR;
+			return proc_killed() ? -EINTR : -ERESTARTSYS;
 		}
 		sleep_on(&input);
 	}

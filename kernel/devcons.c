@@ -25,7 +25,7 @@ static int consread(int id, struct file *f, void *buf, uint32_t n, uint32_t off)
 	return 0;       /* consctl, null and eia1 read as empty */
 }
 
-/* consctl takes "fg PID" (^C kills PID and its descendants) and "fg 0"
+/* consctl takes "fg PID" (^C sends SIGINT to PID and its descendants) and "fg 0"
  * (none: ^C only starts a fresh line). The shell writes it around each
  * foreground command. */
 static int consctl(const char *s, uint32_t n)

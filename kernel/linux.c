@@ -15,10 +15,10 @@
  *     mmap time); protections are not enforced (mprotect says yes, every
  *     page stays readable and writable).
  *   - processes: one thread; no fork, exec or wait (spawn is the
- *     project's); signals only as their default action on the caller
- *     itself (kill/tkill/tgkill), and sigaction/sigprocmask succeed
- *     without effect, so abort() ends the program as SIGABRT does (wait
- *     status 128 + 6 = 134).
+ *     project's); signals as Linux has them (signal.c: actions,
+ *     masks, handlers on Linux i386's frames, sigreturn, the interval
+ *     timers), to any process but init; abort() ends the program as
+ *     SIGABRT does (wait status 128 + 6 = 134).
  *   - time and randomness are the same every run with the same boot line:
  *     getrandom and AT_RANDOM come from xorshift32 seeded by linux.seed=,
  *     the wall clock is linux.epoch= (seconds) plus the kernel's uptime
@@ -66,7 +66,7 @@ enum {
 #include <linux/mman.h>
 #include <linux/random.h>
 #include <linux/sysinfo.h>
-#include <asm/signal.h>
+#include <linux/signal.h>
 
 #include "abi/errno.h"
 #include "abi/fcntl.h"
@@ -81,6 +81,7 @@ enum {
 #include "lib.h"
 #include "linux.h"
 #include "proc.h"
+#include "signal.h"
 #include "syscall.h"
 #include "uaccess.h"
 #include "xorshift.h"
@@ -868,75 +869,415 @@ static int lx_uname(uint32_t ubuf)
 	return copyout(ubuf, &u, sizeof u);
 }
 
-#define LINUX_NSIG 64    /* the kernel's _NSIG: signals 1..64 (not in the UAPI) */
+/* ---- signals (signal.c keeps them; these are Linux's calls on them) ---- */
 
-/* a signal's default action on the caller: most end it, with the wait
- * status a shell shows for a signal (128 + the number); a few are
- * ignored; 0 only checks */
-static int signal_self(uint32_t sig)
+#define UNCATCHABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+
+/* the kernel's struct sigaction for rt_sigaction (include/linux/signal_types.h
+ * with SA_RESTORER, not UAPI: the UAPI's struct sigaction for i386 is the
+ * old call's, below): the mask is 64 signals, last */
+struct lx_rt_sigaction {
+	uint32_t handler, flags, restorer;
+	uint32_t mask[2];
+};
+
+static bool sig_ok(uint32_t sig)
 {
-	if (sig > LINUX_NSIG)
-		return -EINVAL;
-	switch (sig) {
-	case 0:
-	case SIGCHLD:
-	case SIGCONT:
-	case SIGURG:
-	case SIGWINCH:
-	case SIGSTOP:           /* no job control: stops are ignored too */
-	case SIGTSTP:
-	case SIGTTIN:
-	case SIGTTOU:
-		return 0;
-	default:
-		proc_exit(128 + sig);
-	}
+	return sig >= 1 && sig <= NSIGNAL;
 }
 
+/* sig to one process: pid 1 is refused, as the project's kill refuses it
+ * (init's end would power the machine off); 0 only checks */
+static int signal_one(struct proc *q, uint32_t sig)
+{
+	if (!q)
+		return -ESRCH;
+	if (q->pid == 1 && q != curproc())
+		return -EPERM;
+	if (sig)
+		signal_post(q, (int)sig);
+	return 0;
+}
+
+/* kill: pid > 0 that process; 0 the caller's group, which is the caller
+ * (there are no process groups); -1 every process but init and the
+ * caller, as Linux's; any other negative pid a group, so none */
 static int lx_kill(int pid, uint32_t sig)
 {
 	struct proc *p = curproc();
+	int n = 0;
 
-	if (pid == p->pid || pid == 0)
-		return signal_self(sig);
-	if (pid < 0)
-		return -ESRCH;          /* no process groups */
-	if (sig > LINUX_NSIG)
+	if (sig > NSIGNAL)
 		return -EINVAL;
-	if (sig == 0)
-		return proc_lookup(pid) ? 0 : -ESRCH;
-	return sys_kill(pid);           /* another process: killed (status 137) */
+	if (pid > 0)
+		return signal_one(proc_lookup((uint32_t)pid), sig);
+	if (pid == 0)
+		return signal_one(p, sig);
+	if (pid != -1)
+		return -ESRCH;
+	for (int i = 0; i < NPROC; i++) {
+		struct proc *q = &procs[i];
+		if (q == p || q->pid <= 1 || q->state == P_UNUSED || q->state == P_EMBRYO ||
+		    q->state == P_ZOMBIE)
+			continue;
+		signal_one(q, sig);
+		n++;
+	}
+	return n ? 0 : -ESRCH;
 }
 
+/* one thread a process: the thread is the process, and tgid, if given,
+ * must be it */
 static int lx_tgkill(int tgid, int tid, uint32_t sig)
+{
+	if (tid <= 0 || (tgid != -1 && tgid <= 0) || sig > NSIGNAL)
+		return -EINVAL;
+	if (tgid != -1 && tgid != tid)
+		return -ESRCH;
+	return signal_one(proc_lookup((uint32_t)tid), sig);
+}
+
+/* sets sig's action from *a (if a), the old one to *old; an ignored
+ * signal's pending one is dropped, as Linux drops it */
+static int setaction(uint32_t sig, const struct sigact *a, struct sigact *old)
 {
 	struct proc *p = curproc();
 
-	if (tid != p->pid || (tgid != -1 && tgid != p->pid))
-		return lx_kill(tid, sig);
-	return signal_self(sig);
+	if (!sig_ok(sig))
+		return -EINVAL;
+	*old = p->sig.act[sig];
+	if (!a)
+		return 0;
+	if (SIGBIT(sig) & UNCATCHABLE)
+		return -EINVAL;
+	p->sig.act[sig] = *a;
+	p->sig.act[sig].mask &= ~UNCATCHABLE;
+	if (a->handler == (uint32_t)SIG_IGN ||
+	    (a->handler == (uint32_t)SIG_DFL && (sig == SIGCHLD || sig == SIGCONT ||
+						sig == SIGURG || sig == SIGWINCH)))
+		p->sig.pending &= ~SIGBIT(sig);
+	return 0;
 }
 
-/* sigaction and sigprocmask take no effect (only default actions are
- * done): an old action asked for is SIG_DFL, an old mask is empty */
-static int lx_rt_sigaction(uint32_t sig, uint32_t act, uint32_t oact, uint32_t size)
+static int lx_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact, uint32_t size)
 {
-	uint32_t zero[5] = { 0 };      /* handler, flags, restorer, mask */
+	struct lx_rt_sigaction k;
+	struct sigact a = { 0 }, old;
+	int r;
 
-	(void)act;
-	if (sig == 0 || sig > LINUX_NSIG || size != 8)
+	if (size != 8)
 		return -EINVAL;
-	return oact ? copyout(oact, zero, sizeof zero) : 0;
+	if (uact) {
+		if (copyin(&k, uact, sizeof k) < 0)
+			return -EFAULT;
+		a = (struct sigact){ k.handler, k.flags, k.restorer,
+			(uint64_t)k.mask[1] << 32 | k.mask[0] };
+	}
+	if ((r = setaction(sig, uact ? &a : NULL, &old)) < 0)
+		return r;
+	k = (struct lx_rt_sigaction){ old.handler, old.flags, old.restorer,
+		{ (uint32_t)old.mask, (uint32_t)(old.mask >> 32) } };
+	return uoact ? copyout(uoact, &k, sizeof k) : 0;
 }
 
-static int lx_rt_sigprocmask(uint32_t how, uint32_t set, uint32_t oset, uint32_t size)
+/* the old call: struct sigaction of the UAPI, a 32-signal mask */
+static int lx_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact)
 {
-	uint64_t zero = 0;
+	struct sigaction k;
+	struct sigact a = { 0 }, old;
+	int r;
 
-	(void)set;
-	if (how > SIG_SETMASK || size != 8)
+	if (uact) {
+		if (copyin(&k, uact, sizeof k) < 0)
+			return -EFAULT;
+		a = (struct sigact){ (uint32_t)k.sa_handler, k.sa_flags,
+			(uint32_t)k.sa_restorer, k.sa_mask };
+	}
+	if ((r = setaction(sig, uact ? &a : NULL, &old)) < 0)
+		return r;
+	memset(&k, 0, sizeof k);
+	k.sa_handler = (__sighandler_t)old.handler;
+	k.sa_flags = old.flags;
+	k.sa_restorer = (__sigrestore_t)old.restorer;
+	k.sa_mask = (uint32_t)old.mask;
+	return uoact ? copyout(uoact, &k, sizeof k) : 0;
+}
+
+/* the mask changed by how; SIGKILL and SIGSTOP are never blocked */
+static int setmask(uint32_t how, const uint64_t *set, uint64_t *old)
+{
+	struct proc *p = curproc();
+
+	*old = p->sig.blocked;
+	if (!set)
+		return how <= SIG_SETMASK ? 0 : -EINVAL;
+	switch (how) {
+	case SIG_BLOCK:
+		p->sig.blocked |= *set;
+		break;
+	case SIG_UNBLOCK:
+		p->sig.blocked &= ~*set;
+		break;
+	case SIG_SETMASK:
+		p->sig.blocked = *set;
+		break;
+	default:
 		return -EINVAL;
-	return oset ? copyout(oset, &zero, sizeof zero) : 0;
+	}
+	p->sig.blocked &= ~UNCATCHABLE;
+	signal_recheck(p);
+	return 0;
+}
+
+static int lx_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset, uint32_t size)
+{
+	uint64_t set, old;
+	int r;
+
+	if (size != 8)
+		return -EINVAL;
+	if (uset && copyin(&set, uset, sizeof set) < 0)
+		return -EFAULT;
+	if ((r = setmask(how, uset ? &set : NULL, &old)) < 0)
+		return r;
+	return uoset ? copyout(uoset, &old, sizeof old) : 0;
+}
+
+/* the old call: the low 32 signals, the others' bits kept */
+static int lx_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset)
+{
+	uint32_t set32 = 0, old32;
+	uint64_t set, old;
+	int r;
+
+	if (uset && copyin(&set32, uset, sizeof set32) < 0)
+		return -EFAULT;
+	set = set32;
+	if (uset && how == SIG_SETMASK)
+		set |= curproc()->sig.blocked & ~0xFFFFFFFFull;
+	if ((r = setmask(how, uset ? &set : NULL, &old)) < 0)
+		return r;
+	old32 = (uint32_t)old;
+	return uoset ? copyout(uoset, &old32, sizeof old32) : 0;
+}
+
+/* the pending signals that are blocked (the others are being acted on) */
+static int lx_sigpending(uint32_t uset, uint32_t size)
+{
+	struct proc *p = curproc();
+	uint64_t set = p->sig.pending & p->sig.blocked;
+
+	if (size != 8 && size != 4)
+		return -EINVAL;
+	return copyout(uset, &set, size);
+}
+
+/* sleeps until a signal is to be acted on: pause and sigsuspend, which
+ * always end with EINTR once its handler has run */
+static int sigwait_any(void)
+{
+	struct proc *p = curproc();
+	uint32_t s = splhi();
+
+	while (!signal_interrupted(p))
+		sleep_on(&p->sig);
+	splx(s);
+	return -EINTR;
+}
+
+/* the mask while waiting is set; the old one comes back after the
+ * handler (signal.c's restore_saved: the handler's frame keeps it) */
+static int lx_rt_sigsuspend(uint32_t umask, uint32_t size)
+{
+	struct proc *p = curproc();
+	uint64_t mask;
+
+	if (size != 8)
+		return -EINVAL;
+	if (copyin(&mask, umask, sizeof mask) < 0)
+		return -EFAULT;
+	p->sig.saved = p->sig.blocked;
+	p->sig.restore_saved = true;
+	p->sig.blocked = mask & ~UNCATCHABLE;
+	signal_recheck(p);
+	return sigwait_any();
+}
+
+/* the old call: sigsuspend(int, int, old_sigset_t mask) */
+static int lx_sigsuspend(uint32_t mask)
+{
+	struct proc *p = curproc();
+
+	p->sig.saved = p->sig.blocked;
+	p->sig.restore_saved = true;
+	p->sig.blocked = ((p->sig.blocked & ~0xFFFFFFFFull) | mask) & ~UNCATCHABLE;
+	signal_recheck(p);
+	return sigwait_any();
+}
+
+/* the handler's frame back into the registers and the mask; a bad frame
+ * ends the process as a SIGSEGV (139), as on Linux. The result is the
+ * restored eax, which the return path writes back as it is. */
+static int lx_sigreturn(bool rt)
+{
+	struct proc *p = curproc();
+	uint64_t mask;
+
+	if (!arch_signal_return(p->tf, &mask, rt)) {
+		kprintf("pid %d (%s): bad signal frame at sigreturn\n", p->pid, p->name);
+		proc_exit(128 + SIGSEGV);
+	}
+	p->sig.blocked = mask & ~UNCATCHABLE;
+	signal_recheck(p);
+	return (int)p->tf->eax;
+}
+
+static int lx_sigaltstack(uint32_t uss, uint32_t uoss)
+{
+	struct proc *p = curproc();
+	uint32_t sp = arch_frame_sp(p->tf);
+	bool on = p->sig.ss_size && sp - p->sig.ss_sp < p->sig.ss_size;
+	stack_t ss;
+
+	if (uoss) {
+		memset(&ss, 0, sizeof ss);
+		ss.ss_sp = (void *)p->sig.ss_sp;
+		ss.ss_size = p->sig.ss_size;
+		ss.ss_flags = !p->sig.ss_size ? SS_DISABLE : on ? SS_ONSTACK : 0;
+		if (copyout(uoss, &ss, sizeof ss) < 0)
+			return -EFAULT;
+	}
+	if (!uss)
+		return 0;
+	if (copyin(&ss, uss, sizeof ss) < 0)
+		return -EFAULT;
+	if (on)
+		return -EPERM;
+	if (ss.ss_flags & ~(SS_DISABLE | SS_ONSTACK | SS_AUTODISARM))
+		return -EINVAL;
+	if (ss.ss_flags & SS_DISABLE) {
+		p->sig.ss_sp = p->sig.ss_size = 0;
+		return 0;
+	}
+	if (ss.ss_size < MINSIGSTKSZ)
+		return -ENOMEM;
+	p->sig.ss_sp = (uint32_t)ss.ss_sp;
+	p->sig.ss_size = ss.ss_size;
+	p->sig.ss_flags = 0;
+	return 0;
+}
+
+/* ---- interval timers (signal.c fires them, from the clock) ---- */
+
+/* microseconds to ticks at the present rate, rounded up (a timer set
+ * fires no sooner than asked), at least 1; 0 is off */
+static uint32_t us_to_ticks(uint64_t us)
+{
+	uint64_t t;
+
+	if (!us)
+		return 0;
+	t = clock_muldiv(us, clock_hz_mhz(), 1000000000u, true);
+	return (uint32_t)MIN(MAX(t, 1), 0xFFFFFFFFull);
+}
+
+static struct timeval ticks_to_tv(uint64_t t)
+{
+	uint64_t us = clock_muldiv(t, 1000000000u, clock_hz_mhz(), false);
+	return (struct timeval){ (long)(us / 1000000), (long)(us % 1000000) };
+}
+
+static void itimer_get(uint32_t which, struct itimerval *v)
+{
+	struct sigstate *s = &curproc()->sig;
+
+	switch (which) {
+	case ITIMER_REAL:
+		v->it_value = ticks_to_tv(s->real_at > ticks ? s->real_at - ticks : s->real_at ? 1 : 0);
+		v->it_interval = ticks_to_tv(s->real_every);
+		break;
+	case ITIMER_VIRTUAL:
+		v->it_value = ticks_to_tv(s->virt_left);
+		v->it_interval = ticks_to_tv(s->virt_every);
+		break;
+	default:
+		v->it_value = ticks_to_tv(s->prof_left);
+		v->it_interval = ticks_to_tv(s->prof_every);
+	}
+}
+
+static void itimer_set(uint32_t which, const struct itimerval *v)
+{
+	struct sigstate *s = &curproc()->sig;
+	uint32_t value = us_to_ticks((uint64_t)v->it_value.tv_sec * 1000000 + v->it_value.tv_usec);
+	uint32_t every = us_to_ticks((uint64_t)v->it_interval.tv_sec * 1000000 + v->it_interval.tv_usec);
+	uint32_t sp = splhi();
+
+	switch (which) {
+	case ITIMER_REAL:
+		s->real_at = value ? ticks + value : 0;
+		s->real_every = every;
+		if (s->real_at && s->real_at < next_wake)
+			next_wake = s->real_at;
+		break;
+	case ITIMER_VIRTUAL:
+		s->virt_left = value;
+		s->virt_every = every;
+		break;
+	default:
+		s->prof_left = value;
+		s->prof_every = every;
+	}
+	signal_timers_changed(curproc());
+	splx(sp);
+}
+
+static bool tv_ok(const struct timeval *t)
+{
+	return t->tv_sec >= 0 && t->tv_usec >= 0 && t->tv_usec < 1000000;
+}
+
+static int lx_setitimer(uint32_t which, uint32_t unew, uint32_t uold)
+{
+	struct itimerval v, old;
+
+	if (which > ITIMER_PROF)
+		return -EINVAL;
+	if (unew) {
+		if (copyin(&v, unew, sizeof v) < 0)
+			return -EFAULT;
+		if (!tv_ok(&v.it_value) || !tv_ok(&v.it_interval))
+			return -EINVAL;
+	}
+	itimer_get(which, &old);
+	if (uold && copyout(uold, &old, sizeof old) < 0)
+		return -EFAULT;
+	if (unew)
+		itimer_set(which, &v);
+	return 0;
+}
+
+static int lx_getitimer(uint32_t which, uint32_t uv)
+{
+	struct itimerval v;
+
+	if (which > ITIMER_PROF)
+		return -EINVAL;
+	itimer_get(which, &v);
+	return copyout(uv, &v, sizeof v);
+}
+
+/* alarm: ITIMER_REAL once, in seconds; the old one's seconds left,
+ * rounded to the nearest, and at least 1 if one was set */
+static int lx_alarm(uint32_t sec)
+{
+	struct itimerval v = { { 0, 0 }, { (long)MIN(sec, 0x7FFFFFFFu), 0 } }, old;
+
+	itimer_get(ITIMER_REAL, &old);
+	itimer_set(ITIMER_REAL, &v);
+	if (!old.it_value.tv_sec && !old.it_value.tv_usec)
+		return 0;
+	return MAX(1, old.it_value.tv_sec + (old.it_value.tv_usec >= 500000));
 }
 
 static int rlimit_of(uint32_t res, struct rlimit64 *r)
@@ -1244,8 +1585,20 @@ static int lx_exit(int status)
 	X(__NR_tkill,              lx_tgkill(-1, (int)a[0], a[1])) \
 	X(__NR_tgkill,             lx_tgkill((int)a[0], (int)a[1], a[2])) \
 	X(__NR_rt_sigaction,       lx_rt_sigaction(a[0], a[1], a[2], a[3])) \
+	X(__NR_sigaction,          lx_sigaction(a[0], a[1], a[2])) \
 	X(__NR_rt_sigprocmask,     lx_rt_sigprocmask(a[0], a[1], a[2], a[3])) \
-	X(__NR_sigaltstack,        0) \
+	X(__NR_sigprocmask,        lx_sigprocmask(a[0], a[1], a[2])) \
+	X(__NR_rt_sigpending,      lx_sigpending(a[0], a[1])) \
+	X(__NR_sigpending,         lx_sigpending(a[0], 4)) \
+	X(__NR_rt_sigsuspend,      lx_rt_sigsuspend(a[0], a[1])) \
+	X(__NR_sigsuspend,         lx_sigsuspend(a[2])) \
+	X(__NR_pause,              sigwait_any()) \
+	X(__NR_rt_sigreturn,       lx_sigreturn(true)) \
+	X(__NR_sigreturn,          lx_sigreturn(false)) \
+	X(__NR_sigaltstack,        lx_sigaltstack(a[0], a[1])) \
+	X(__NR_setitimer,          lx_setitimer(a[0], a[1], a[2])) \
+	X(__NR_getitimer,          lx_getitimer(a[0], a[1])) \
+	X(__NR_alarm,              lx_alarm(a[0])) \
 	X(__NR_sysinfo,            lx_sysinfo(a[0])) \
 	X(__NR_chmod,              lx_attrat(AT_FDCWD, a[0])) \
 	X(__NR_fchmodat,           lx_attrat((int)a[0], a[1])) \
@@ -1266,7 +1619,21 @@ static bool quiet_probe(uint32_t num)
 	return num == __NR_set_robust_list || num == __NR_rseq;
 }
 
+static int linux_call(uint32_t num, const uint32_t *a);
+
+/* A call a signal interrupted is noted for the way out (signal.c), but
+ * for sigreturn's: its result is the interrupted code's eax, whatever
+ * that was. */
 int linux_syscall(uint32_t num, const uint32_t *a)
+{
+	int r = linux_call(num, a);
+
+	if (num != __NR_sigreturn && num != __NR_rt_sigreturn)
+		syscall_interrupted(num, r);
+	return r;
+}
+
+static int linux_call(uint32_t num, const uint32_t *a)
 {
 	struct proc *p = curproc();
 	const char *name;

@@ -203,14 +203,16 @@ int proc_sleep_ms(uint32_t ms)
 	p->wake_tick = ticks + MAX(1, clock_ms_to_ticks(ms));
 	if (p->wake_tick < next_wake)
 		next_wake = p->wake_tick;
-	while (p->wake_tick && !p->killed) {
+	while (p->wake_tick && !signal_interrupted(p)) {
 		p->state = P_SLEEP;
 		p->chan = NULL;
 		sched();
 	}
+	/* a signal's wakeup leaves the deadline: the sleep was cut short */
+	bool cut = p->wake_tick != 0;
 	p->wake_tick = 0;
 	splx(s);
-	return p->killed ? -EINTR : 0;
+	return cut || p->killed ? -EINTR : 0;
 }
 
 /* Runs ready processes round robin; halts the processor when none is. */
@@ -287,9 +289,9 @@ int proc_wait(int pid, uint32_t ustatus, int options)
 			splx(s);
 			return 0;
 		}
-		if (me->killed) {
+		if (signal_interrupted(me)) {
 			splx(s);
-			return -EINTR;
+			return me->killed ? -EINTR : -ERESTARTSYS;
 		}
 		me->waiting = true;
 		sleep_on(me);

@@ -11,6 +11,7 @@
 #include "elf.h"
 #include "linux.h"
 #include "prof/prof.h"
+#include "signal.h"
 
 enum procstate { P_UNUSED, P_EMBRYO, P_READY, P_RUN, P_SLEEP, P_ZOMBIE };
 
@@ -40,9 +41,22 @@ struct proc {
 	struct arch_tls tls;    /* its TLS segments (set_thread_area) */
 	struct linux_proc lx;   /* a Linux program's state (linux.c) */
 	struct arch_fpu fpu;    /* its x87/SSE registers while switched out */
+	struct sigstate sig;    /* its signals and interval timers (signal.c) */
 };
 
 extern struct proc procs[NPROC];
+
+/* a signal not blocked is pending */
+static inline bool signal_deliverable(const struct proc *p)
+{
+	return (p->sig.pending & ~p->sig.blocked) != 0;
+}
+/* on every return to user mode: the usual case is a load and a test */
+static inline void signal_userret(struct proc *p, struct trapframe *tf, bool syscall)
+{
+	if (__builtin_expect(p->sig.work & SIGWORK_CHECK, 0))
+		signal_userret_slow(tf, syscall);
+}
 
 void proc_init(void);
 struct proc *allocproc(void);

@@ -77,6 +77,17 @@ uint32_t syscall_handler(uint32_t num)
 	return handlers[num] ? handlers[num] : (e = entry(num)) ? e->handler : 0;
 }
 
+/* A call a signal interrupted (-ERESTARTSYS): signal_userret restarts
+ * it or makes it -EINTR on the way out (signal.c) */
+void syscall_interrupted(uint32_t num, int r)
+{
+	if (r == -ERESTARTSYS) {
+		curproc()->sig.restart = true;
+		curproc()->sig.work |= SIGWORK_CHECK;
+		curproc()->sig.sysnum = num;
+	}
+}
+
 /* The profilers' system-call hook runs around the handler, and costs a
  * load and a branch each side while nobody wants it. */
 void syscall(struct trapframe *tf)
@@ -94,5 +105,6 @@ void syscall(struct trapframe *tf)
 	prof_syscall(curproc(), num, false);
 	r = dispatch(num, args);
 	prof_syscall(curproc(), num, true);
+	syscall_interrupted(num, r);
 	arch_syscall_return(tf, r);
 }

@@ -8,6 +8,8 @@
 
 struct trapframe;
 void syscall(struct trapframe *tf);     /* from trap(), for the system-call trap */
+/* notes a call's -ERESTARTSYS for the return to user mode */
+void syscall_interrupted(uint32_t num, int r);
 
 /* the registers of a system call, read and written by arch code: the
  * number, up to SYSCALL_NARGS argument words, and the result */
@@ -15,6 +17,8 @@ void syscall(struct trapframe *tf);     /* from trap(), for the system-call trap
 uint32_t arch_syscall_num(const struct trapframe *tf);
 void arch_syscall_args(const struct trapframe *tf, uint32_t args[SYSCALL_NARGS]);
 void arch_syscall_return(struct trapframe *tf, int result);
+/* makes the call again on the return to user mode (signal.c's restart) */
+void arch_syscall_restart(struct trapframe *tf, uint32_t num);
 
 /* sysproc.c */
 void sys_exit(int status) __attribute__((noreturn));

@@ -176,6 +176,7 @@ static int openredir(const char *file, int out, int append)
 static void report(const char *name, int status)
 {
 	const char *why = status == WSTATUS_KILLED ? " (killed)" :
+		status == WSTATUS_INTERRUPTED ? " (interrupted)" :
 		status == WSTATUS_FAULT ? " (fault)" : "";
 
 	if (status != 0)
@@ -281,13 +282,14 @@ done:
 }
 
 /* Runs the commands of a parsed line; returns the last one's status. A
- * command that was killed (^C) ends the line, as in a Unix shell. */
+ * command that was killed or interrupted (^C) ends the line, as in a Unix
+ * shell. */
 static int runline(void)
 {
 	int status = 0;
 
 	for (int i = 0; i < ncmds; i++)
-		if ((status = runcmd(&cmds[i])) == WSTATUS_KILLED)
+		if ((status = runcmd(&cmds[i])) == WSTATUS_KILLED || status == WSTATUS_INTERRUPTED)
 			break;
 	return status;
 }

@@ -108,7 +108,7 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 # Linux programs: glibc's, built by the ordinary cross compiler, unmodified
 # but for the link address, which is where user space is (memlayout.h).
 # They run through the Linux system-call interface (kernel/linux.c).
-LINUX_PROGS := hello lfuzz callcost
+LINUX_PROGS := hello lfuzz callcost sigtest gprofwork
 LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
 USER_BINS += $(LINUX_BINS)
 LINUX_CFLAGS := -static -O2 -g
@@ -133,6 +133,16 @@ $(BUILD)/user/bin/omitfp-mix: $(OMITFP_SRC)
 $(BUILD)/user/bin/omitfp-fp: $(OMITFP_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(LINUX_CFLAGS) -fno-omit-frame-pointer -o $@ $(filter %.c,$^)
+
+# glibc's own gprof: -pg (gcrt1.o, mcount, profil by setitimer and SIGPROF),
+# as /bin/NAME.pg beside the project's -pg programs
+LINUX_PG := gprofwork
+LINUX_PG_BINS := $(LINUX_PG:%=$(BUILD)/user/bin/%.pg)
+USER_BINS += $(LINUX_PG_BINS)
+
+$(LINUX_PG_BINS): $(BUILD)/user/bin/%.pg: user/linux/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LINUX_CFLAGS) -pg -o $@ $< -lm
 
 # The same program as a static PIE (loaded at ELF_DYN_BASE, elf.h), and
 # ones spawn refuses: dynamically linked (PT_INTERP), cut short, for

@@ -46,6 +46,7 @@
 #define WNOHANG       1     /* wait option: do not block */
 
 /* wait status: the low byte of exit(), or one of these for a killed process */
+#define WSTATUS_INTERRUPTED 130  /* 128 + 2, SIGINT: ^C */
 #define WSTATUS_KILLED  137  /* 128 + 9, as a shell shows SIGKILL */
 #define WSTATUS_FAULT   139  /* 128 + 11, as a shell shows SIGSEGV */
 

@@ -198,6 +198,27 @@ def profil_rows():
              "exact; %d / %d: a few instructions per call of a() and b(), +1 mcount each" % (k[1], k[0]))]
 
 
+def signals_rows():
+    """A signal's cost (user/linux/sigtest.c): the same asm loop, timed by
+    the TSC, without a timer and with ITIMER_PROF at every tick and a
+    handler that returns at once (cost), or under glibc's profil(3), whose
+    SIGPROF comes at 100 Hz (profcost); the difference over the signals."""
+    progress("signals: sigtest cost and profcost at 10 kHz")
+    log = boot(["echo hz 10000 > /dev/kpctl", "sigtest cost 100000000", "sigtest profcost 500000000"])
+    c = re.search(r"^cost: plain (\d+), with SIGPROF (\d+), (\d+) signals", log, re.M)
+    p = re.search(r"^profcost: plain (\d+), with profil (\d+), (\d+) samples", log, re.M)
+    if not c or not p or int(c.group(3)) == 0 or int(p.group(3)) == 0:
+        sys.exit("bench: signals runs: no cost or profcost line\n%s" % log[-2000:])
+    sig = (int(c.group(2)) - int(c.group(1))) / int(c.group(3))
+    prof = (int(p.group(2)) - int(p.group(1))) / int(p.group(3))
+    return [("signal to a handler that returns at once: marginal instructions per signal", "%.1f" % sig,
+             "exact; sigtest cost: the tick's posting, the frame, the handler, sigreturn, back "
+             "to the interrupted code; (cycles with - without) / %s signals, at 10 kHz" % c.group(3)),
+            ("glibc's profil (setitimer + SIGPROF): marginal instructions per sample", "%.1f" % prof,
+             "exact; sigtest profcost: glibc's profil(3) over an asm loop, (with - without) / "
+             "%s samples; the kernel's profil(2): the profil row above" % p.group(3))]
+
+
 def dosprof_rows():
     """DosProfile at 10 kHz over tickcost's text: each mode with one slot
     and with 255 (the lookup is an index and a short search, not a scan),
@@ -749,7 +770,8 @@ def host_rows():
 
 
 # make bench runs them all, in this order; bench.py NAME... only those
-SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("heat", heat_rows),
+SECTIONS = [("devkprof", devkprof_rows), ("profil", profil_rows), ("signals", signals_rows),
+            ("heat", heat_rows),
             ("dosprof", dosprof_rows), ("mc", mc_rows), ("stacks", stacks_rows), ("unwind", unwind_rows),
             ("together", together_rows), ("userret", userret_rows), ("linux", linux_rows),
             ("spawn", spawn_rows), ("lua", lua_rows), ("host", host_rows)]

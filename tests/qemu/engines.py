@@ -216,6 +216,9 @@ class Devkprof(Engine):
         return [[KPROF] + kprof_args + [KERNEL, kpdata]]
 
 
+GLIBC_GMON = "tmp/gmon/gmon.out"       # where glibc's gprof writes, by make profile's line
+
+
 class Profil(Engine):
     """profil(2) and gprof: the line with each program that has a -pg build
     run as NAME.pg, which writes gmon.NAME.PID.out at exit; every gmon file
@@ -232,12 +235,15 @@ class Profil(Engine):
     def script(self, line):
         pg = [c[0] for c in commands(line) if os.path.exists(program_elf(c[0] + ".pg"))]
         linux = [c[0] for c in commands(line) if linux_program(program_elf(c[0]))]
-        if not pg and linux:
-            raise Unsupported("%s is a Linux (glibc) program: glibc's gprof support (gcc -pg) "
-                              "samples with setitimer(ITIMER_PROF) and a SIGPROF handler, which "
-                              "this kernel does not have yet, not with profil(2); its flat "
-                              "profile comes from ENGINE=devkprof, ENGINE=mc or ENGINE=dosprof, "
-                              "its call stacks from ENGINE=stacks" % linux[0])
+        self.files = list(Profil.files)
+        if linux and not pg:
+            raise Unsupported("%s is a Linux (glibc) program without a -pg build: glibc's own "
+                              "gprof needs one (gcc -pg, as LINUX_PG in user/user.mk builds "
+                              "gprofwork.pg); its flat profile comes from ENGINE=devkprof, "
+                              "ENGINE=mc or ENGINE=dosprof, its call stacks from ENGINE=stacks"
+                              % linux[0])
+        if any(linux_program(program_elf(name + ".pg")) for name in pg):
+            return self.glibc_script(line, pg)
         if not pg:
             raise UsageError("no program of the line has a -pg build (NAME.pg, built for the "
                              "programs in USER_PG of user/user.mk: %s); add yours there"
@@ -256,8 +262,23 @@ class Profil(Engine):
                          "measure of %s (docs/profil.md)" % (n, rel(program_elf(n + ".pg")), n, n, n)
                          for n in dict.fromkeys(self.pg))
 
+    def glibc_script(self, line, pg):
+        """glibc's gprof: the program samples itself (setitimer(ITIMER_PROF)
+        and SIGPROF) and writes gmon.out in its working directory at exit,
+        so the line runs in /tmp/gmon (one -pg program a line)"""
+        if len(pg) != 1:
+            raise UsageError("glibc's gprof writes one gmon.out a directory: one -pg program a line")
+        line = re.sub(r"(^|[;&]\s*)%s(?=\s|$)" % re.escape(pg[0]), r"\g<1>%s.pg" % pg[0], line)
+        self.files = [GLIBC_GMON]
+        self.glibc_prog = pg[0] + ".pg"
+        return ["mkdir /tmp/gmon", "cd /tmp/gmon; %s; cd /" % line, "export /" + GLIBC_GMON]
+
     def reports(self, out, kprof_args):
         runs = []
+        if self.files == [GLIBC_GMON]:      # glibc's file: GNU gprof reads it
+            gprof = "i686-linux-gnu-gprof" if shutil.which("i686-linux-gnu-gprof") else "gprof"
+            return [[gprof, "-b", program_elf(self.glibc_prog), g]
+                    for g in exported(out, GLIBC_GMON)]
         for g in exported(out, self.files[0]):
             prog = os.path.basename(g).split(".")[1] + ".pg"
             runs.append([KPROF, "gmon", "--top", "15"] + kprof_args + [program_elf(prog), g])
@@ -269,6 +290,9 @@ class Profil(Engine):
 
     def hint(self, out):
         g = exported(out, self.files[0])
+        if g and self.files == [GLIBC_GMON]:
+            return ("gmon.out is glibc's own (GNU's tagged format), written by the program at "
+                    "its exit; kprof gmon reads only the kernel's 4.4BSD files")
         if g:
             prog = os.path.basename(g[0]).split(".")[1] + ".pg"
             gprof = "i686-linux-gnu-gprof" if shutil.which("i686-linux-gnu-gprof") else "gprof"

@@ -79,7 +79,7 @@ def make_run_terminal(h):
         t.type(b"sh -c 'echo started; spin 100000'\r")
         t.expect(r"^started$", "spin to start")
         t.type(b"\x03")             # from a terminal: without signal=off, QEMU would die here
-        t.expect(r"^sh: sh: exit status 137 \(killed\)\n\$ ", "the status line after ^C")
+        t.expect(r"^sh: sh: exit status 130 \(interrupted\)\n\$ ", "the status line after ^C")
         t.type(b"echo one > /tmp/note; export /tmp/note\r")
         t.expect(r"^export: 1 file, 4 bytes\n\$ ", "the first export and a prompt")
         # unpacked while QEMU still runs, not only at the end

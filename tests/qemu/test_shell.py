@@ -122,7 +122,7 @@ def shell_interrupt(m):
     m.expect(r"^started$")
     m.send("\x03")
     out = m.wait_prompt()
-    m.check(out, [r"^\^C$", r"^sh: sh: exit status 137 \(killed\)$"],
+    m.check(out, [r"^\^C$", r"^sh: sh: exit status 130 \(interrupted\)$"],
             forbid=[r"^not reached$"], ordered=True)
     same(m, "echo next", "next\n")
     # the foreground spin died with its shell; the background one runs on
@@ -132,7 +132,7 @@ def shell_interrupt(m):
     m.type_line("spin 100000")
     time.sleep(1)
     m.send("\x03")
-    m.check(m.wait_prompt(), [r"^\^C$", r"^sh: spin: exit status 137 \(killed\)$"],
+    m.check(m.wait_prompt(), [r"^\^C$", r"^sh: spin: exit status 130 \(interrupted\)$"],
             ordered=True)
     # ^C at the prompt throws the typed text away and prompts again
     m.send("echo half")
@@ -167,7 +167,7 @@ def shell_kpr(m):
     m.type_line("kpr sh -c 'echo started; spin 100000'")
     m.expect(r"^started$")
     m.send("\x03")
-    m.check(m.wait_prompt(), [r"^sh: sh: exit status 137 \(killed\)$", r"^kpr: \d+ ticks"],
+    m.check(m.wait_prompt(), [r"^sh: sh: exit status 130 \(interrupted\)$", r"^kpr: \d+ ticks"],
             ordered=True)
     m.check(m.run("cat /dev/kpinfo"), [r"^state off$"])
     m.check(m.run("kpr"), [r"^usage: kpr COMMAND"])

@@ -3,8 +3,12 @@
  * pointers, kernel addresses), through glibc's syscall(). The kernel must
  * answer every one without a fault of its own; the calls that would end
  * or wreck this process (exit, signals to itself, unmapping its own
- * memory, a new TLS segment, blocking on the console, closing its output)
- * are left out, so a run reaches its end line:
+ * memory, a new TLS segment, blocking on the console, closing its output,
+ * sigreturn, pause and sigsuspend) are left out, so a run reaches its end
+ * line. The signal calls (sigaction, the masks, sigaltstack, the interval
+ * timers, alarm) are fuzzed too: every action is SIG_IGN, no signal blocked
+ * and no timer armed before each call (calm()), so whatever a call sets,
+ * a signal that comes of it is dropped, never a jump to a random handler:
  *     lfuzz N SEED    ->  "lfuzz: N calls, E errors, S ok"
  * The user/sysfuzz.c fuzzer does the same for the project's calls. */
 #include <errno.h>
@@ -12,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,6 +63,8 @@ static int excluded(long nr, const uint32_t *a)
 	case SYS_munmap: case SYS_mremap: case SYS_mmap: case SYS_mmap2: case SYS_brk:
 	case SYS_set_thread_area: case SYS_nanosleep: case SYS_clock_nanosleep:
 	case SYS_clock_nanosleep_time64: case SYS_set_tid_address:
+	case SYS_sigreturn: case SYS_rt_sigreturn: case SYS_pause: case SYS_sigsuspend:
+	case SYS_rt_sigsuspend:
 		return 1;
 	case SYS_read: case SYS_readv: case SYS_pread64:
 		return isatty(a[0]);    /* the console waits for a line */
@@ -70,6 +78,34 @@ static int excluded(long nr, const uint32_t *a)
 	}
 }
 
+/* the calls that change what a signal does, or make one come */
+static int signal_call(long nr)
+{
+	switch (nr) {
+	case SYS_rt_sigaction: case SYS_sigaction: case SYS_signal: case SYS_rt_sigprocmask:
+	case SYS_sigprocmask: case SYS_sigaltstack: case SYS_setitimer: case SYS_alarm:
+	case SYS_ssetmask:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* every signal ignored and unblocked, every timer off */
+static void calm(void)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	sigset_t none;
+
+	for (int which = ITIMER_REAL; which <= ITIMER_PROF; which++)
+		setitimer(which, &off, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000, errs = 0, oks = 0;
@@ -80,6 +116,7 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
+	calm();
 	rng = argc > 2 ? (uint32_t)atol(argv[2]) : 1;
 	if (!rng)
 		rng = 1;
@@ -96,6 +133,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%ld: %ld(%#x, %#x, %#x, %#x, %#x, %#x)\n", i, nr,
 				a[0], a[1], a[2], a[3], a[4], a[5]);
 		r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (signal_call(nr))
+			calm();
 		if (r == -1)
 			errs++;
 		else

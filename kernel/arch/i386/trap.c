@@ -88,21 +88,30 @@ static bool fixup(struct trapframe *tf)
 	return false;
 }
 
-/* a trap from user mode: the process dies */
+/* a trap from user mode: its signal (signal.c), which a Linux program
+ * may handle; unhandled, the process dies, with the line saying why */
 static void user_fault(struct trapframe *tf)
 {
 	struct proc *p = curproc();
+	int sig = arch_fault_signal(tf);
+	uint32_t h = p->sig.act[sig].handler;
 
 	/* a Linux program's stack grows into its reserve */
 	if (tf->trapno == T_PGFLT && linux_stack_grow(p, read_cr2()))
 		return;
+	if (h > 1 && !(p->sig.blocked & SIGBIT(sig))) {        /* neither SIG_DFL nor SIG_IGN */
+		signal_fault(sig);
+		return;
+	}
 	if (tf->trapno == T_PGFLT)
 		kprintf("pid %d (%s): page fault at 0x%08x eip 0x%08x\n",
 			p->pid, p->name, read_cr2(), tf->eip);
 	else
 		kprintf("pid %d (%s): trap %u (%s) eip 0x%08x\n",
 			p->pid, p->name, tf->trapno, trapname(tf->trapno), tf->eip);
-	proc_exit(WSTATUS_FAULT);
+	/* a Linux program's status is its signal's (136 for SIGFPE, as a
+	 * shell shows it); the project's ABI has one status for any fault */
+	proc_exit(p->abi == ABI_LINUX ? 128 + sig : WSTATUS_FAULT);
 }
 
 void trap(struct trapframe *tf)
@@ -115,6 +124,7 @@ void trap(struct trapframe *tf)
 			proc_exit(WSTATUS_KILLED);
 		if (need_resched)       /* the slice ran out during the call */
 			yield();
+		signal_userret(curproc(), tf, true);
 	} else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + 16) {
 		int irq = tf->trapno - T_IRQ0;
 		pic_eoi(irq);
@@ -122,8 +132,11 @@ void trap(struct trapframe *tf)
 			uart_intr();
 		if (user && proc_killed())
 			proc_exit(WSTATUS_KILLED);
+		if (user)
+			signal_userret(curproc(), tf, false);
 	} else if (user) {
 		user_fault(tf);         /* a #DB here is one no engine took */
+		signal_userret(curproc(), tf, false);
 	} else if (!fixup(tf)) {
 		kernel_fault(tf);
 	}
