@@ -20,6 +20,9 @@
 #   <!-- session: SESSION BOOTWORDS -->   the session's kernel command line
 #   <!-- mask: REGEX -->            what legitimately varies: each match is
 #                                   <masked> on both sides before comparing
+#   <!-- sub: REGEX => TEXT -->     the fresh output with each match made TEXT
+#                                   before anything else (a terminal's escape
+#                                   sequences made readable)
 #   <!-- value NAME: REGEX -->      group 1 of REGEX in the block is NAME;
 #                                   prose says <!--=NAME-->19.0<!--/--> and
 #                                   is checked and rewritten the same way
@@ -67,7 +70,7 @@ class Block:
         self.page, self.start, self.info = page, start, info      # start: the fence's index
         self.lines, self.comments = lines, comments
         self.kind, self.session, self.words = None, None, []
-        self.masks, self.values = [], {}
+        self.masks, self.values, self.subs = [], {}, []
         self.fresh = None           # [(cmd, [lines])] once run
         self.error = None
         for c in comments:
@@ -83,6 +86,9 @@ class Block:
             m = re.match(r"mask:\s*(.*)$", c)
             if m:
                 self.masks.append(re.compile(m.group(1)))
+            m = re.match(r"sub:\s*(.*?)\s*=>\s*(.*)$", c)
+            if m:
+                self.subs.append((re.compile(m.group(1)), m.group(2)))
             m = re.match(r"value\s+(\w+):\s*(.*)$", c)
             if m:
                 self.values[m.group(1)] = re.compile(m.group(2), re.M)
@@ -113,6 +119,13 @@ class Block:
 
     def env(self):
         return dict(w[4:].split("=", 1) for w in self.words if w.startswith("env="))
+
+    def output(self, text):
+        """One command's fresh output as lines, the sub rules applied."""
+        for rx, to in self.subs:
+            text = rx.sub(lambda m: to.replace("\\n", "\n"), text)
+        text = text.rstrip("\n")
+        return text.split("\n") if text.strip("\n") else []
 
     def mask(self, line):
         for rx in self.masks:
@@ -187,8 +200,7 @@ def run_session(name, boot, blocks, log=print):
         for b in blocks:
             b.fresh = []
             for cmd, _ in b.items():
-                text = g.run(cmd)
-                b.fresh.append((cmd, text.rstrip("\n").split("\n") if text.strip("\n") else []))
+                b.fresh.append((cmd, b.output(g.run(cmd))))
     return g.names
 
 
@@ -206,7 +218,7 @@ def run_host(b):
         text = r.stdout
         for shown, path in b.aliases():
             text = text.replace(path, shown)
-        b.fresh.append((cmd, text.rstrip("\n").split("\n") if text.strip("\n") else []))
+        b.fresh.append((cmd, b.output(text)))
 
 
 def fit(b, expect, fresh):
