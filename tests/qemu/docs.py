@@ -26,12 +26,18 @@
 #   <!-- value NAME: REGEX -->      group 1 of REGEX in the block is NAME;
 #                                   prose says <!--=NAME-->19.0<!--/--> and
 #                                   is checked and rewritten the same way
+#   <!-- image: MADE PAGE.svg -->   the block's commands made the file MADE;
+#                                   the committed PAGE.svg must be the same,
+#                                   and PAGE.png beside it must say (a tEXt
+#                                   chunk, kprof-docs-source: its sha256) that
+#                                   it was rendered from it: make docs copies
+#                                   MADE and renders the PNG (headless Chromium)
 #   <!-- not output: WHY -->        a block that is not a command's output
 #                                   (a synopsis, a diagram)
 #
 # A line `...` in a command's output stands for lines left out: the lines
 # before it are the output's first lines, those after it its last, a middle
-# part is found by its first line. A fence with a language (```c, ```sh) is
+# part is found by its first line (its figures aside). A fence with a language (```c, ```sh) is
 # source, not output.
 import argparse
 import concurrent.futures
@@ -70,7 +76,7 @@ class Block:
         self.page, self.start, self.info = page, start, info      # start: the fence's index
         self.lines, self.comments = lines, comments
         self.kind, self.session, self.words = None, None, []
-        self.masks, self.values, self.subs = [], {}, []
+        self.masks, self.values, self.subs, self.images = [], {}, [], []
         self.fresh = None           # [(cmd, [lines])] once run
         self.error = None
         for c in comments:
@@ -86,6 +92,9 @@ class Block:
             m = re.match(r"mask:\s*(.*)$", c)
             if m:
                 self.masks.append(re.compile(m.group(1)))
+            m = re.match(r"image:\s*(\S+)\s+(\S+)$", c)
+            if m:
+                self.images.append((m.group(1), m.group(2)))
             m = re.match(r"sub:\s*(.*?)\s*=>\s*(.*)$", c)
             if m:
                 self.subs.append((re.compile(m.group(1)), m.group(2)))
@@ -205,17 +214,22 @@ def run_session(name, boot, blocks, log=print):
 
 
 def run_host(b):
+    """Runs the block's commands in one sh (so `echo $?` and cd carry
+    over), each one's output cut out by a marker line."""
     b.fresh = []
     env = dict(os.environ, LC_ALL="C", TZ="UTC")
     env.update(b.env())
+    mark = "@@docs-%d@@" % os.getpid()
+    script = []
     for cmd, _ in b.items():
         real = cmd
         for shown, path in b.aliases():
             real = real.replace(shown, path)
-        r = subprocess.run(["sh", "-c", real], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace",
-                           timeout=STEP_TIMEOUT)
-        text = r.stdout
+        script.append("echo %s\n%s" % (mark, real))
+    r = subprocess.run(["sh", "-c", "\n".join(script)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace", timeout=STEP_TIMEOUT)
+    parts = r.stdout.split(mark + "\n")[1:]
+    for (cmd, _), text in zip(b.items(), parts + [""] * len(b.items())):
         for shown, path in b.aliases():
             text = text.replace(path, shown)
         b.fresh.append((cmd, b.output(text)))
@@ -240,8 +254,10 @@ def fit(b, expect, fresh):
         out.append("...")
         if not seg:
             continue
-        key = b.mask(seg[0])
-        at = next((k for k in range(pos, len(fresh)) if b.mask(fresh[k]) == key), None)
+        # the part's first line, its figures aside, places it
+        key = re.sub(r"\d+", "#", b.mask(seg[0]))
+        at = next((k for k in range(pos, len(fresh))
+                   if re.sub(r"\d+", "#", b.mask(fresh[k])) == key), None)
         if at is None:
             return None
         out += fresh[at:at + len(seg)]
@@ -278,6 +294,74 @@ def compare(b):
                                 "%s (made now)" % b.where(), lineterm="", n=2)
     masks = "".join("\n  mask: %s" % rx.pattern for rx in b.masks)
     return "\n".join(diff) + masks
+
+
+PNG_KEY = b"kprof-docs-source"
+
+
+def png_source(path):
+    """The sha256 a PNG says it was rendered from, or None."""
+    import struct
+    try:
+        b = open(path, "rb").read()
+    except OSError:
+        return None
+    pos = 8
+    while pos + 8 <= len(b):
+        n, kind = struct.unpack_from(">I4s", b, pos)
+        data = b[pos + 8:pos + 8 + n]
+        if kind == b"tEXt" and data.startswith(PNG_KEY + b"\0"):
+            return data[len(PNG_KEY) + 1:].decode()
+        pos += 12 + n
+    return None
+
+
+def sha256(path):
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def check_image(b, made, page_svg):
+    """None, or why the committed picture is not the one made now."""
+    made, svg = os.path.join(ROOT, made), os.path.join(ROOT, page_svg)
+    png = svg[:-4] + ".png"
+    if not os.path.exists(made):
+        return "%s: the block's commands made no %s" % (b.where(), made)
+    new, old = open(made).read().split("\n"), open(svg).read().split("\n")
+    if new != old:
+        diff = list(difflib.unified_diff(old, new, page_svg + " (committed)", made + " (made now)",
+                                         lineterm="", n=0))
+        return "\n".join(diff[:30] + (["... (%d more lines)" % (len(diff) - 30)] if len(diff) > 30 else []))
+    if png_source(png) != sha256(svg):
+        return "%s was not rendered from %s (make docs renders it)" % (
+            os.path.relpath(png, ROOT), page_svg)
+    return None
+
+
+def render_image(made, page_svg):
+    """Copies the SVG made now into the page's, and renders its PNG with
+    headless Chromium, the SVG's sha256 in a tEXt chunk."""
+    import shutil
+    import struct
+    import tempfile
+    import zlib
+    import test_flame_browser as fb
+    svg = os.path.join(ROOT, page_svg)
+    shutil.copyfile(os.path.join(ROOT, made), svg)
+    tmp = tempfile.mkdtemp(prefix="kprof-docs-")
+    try:
+        png = os.path.join(tmp, "shot.png")
+        fb.screenshot(fb.chromium_bin(), tmp, svg, png)
+        b = open(png, "rb").read()
+        data = PNG_KEY + b"\0" + sha256(svg).encode()
+        chunk = struct.pack(">I4s", len(data), b"tEXt") + data + \
+            struct.pack(">I", zlib.crc32(b"tEXt" + data) & 0xffffffff)
+        ihdr_end = 8 + 12 + struct.unpack_from(">I", b, 8)[0]
+        with open(svg[:-4] + ".png", "wb") as f:
+            f.write(b[:ihdr_end] + chunk + b[ihdr_end:])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 PROSE = re.compile(r"<!--=(\w+)-->(.*?)<!--/-->")
@@ -370,6 +454,10 @@ def run_all(names=None, jobs=2, log=print):
             d = compare(b)
             if d:
                 failures.append((b.name(), d))
+            for made, svg in b.images:
+                d = check_image(b, made, svg)
+                if d:
+                    failures.append(("%s (image %s)" % (b.where(), svg), d))
     vals, errs = values(blocks)
     problems += errs
     for p, (lines, _) in parsed.items():
@@ -392,6 +480,10 @@ def write(parsed, vals):
         for b in sorted(blocks, key=lambda b: -b.start):
             if b.kind not in ("guest", "host") or b.fresh is None:
                 continue
+            for made, svg in b.images:
+                if check_image(b, made, svg):
+                    render_image(made, svg)
+                    changed.append(svg)
             made = remade(b)
             if isinstance(made, str):
                 print("docs: %s: %s" % (b.where(), made), file=sys.stderr)
