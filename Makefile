@@ -52,7 +52,7 @@ memlayout = $(shell printf '0x%x' $$(( $$(echo $(1) | \
 	$(CC) -E -P -Iinclude -include abi/memlayout.h - | tr -d 'u') )))
 
 
-.PHONY: all run profile flamegraph demo test bench clean help
+.PHONY: all run profile flamegraph demo test bench docs clean help
 all: $(BUILD)/kernel.elf $(BUILD)/os.iso kprof-all
 
 include kernel/kernel.mk
@@ -143,6 +143,11 @@ test: all kprof-unit
 bench: all
 	$(PYTHON) tests/qemu/bench.py
 
+# make docs: every pasted output of the manual remade from a fresh run and
+# written back into its page (tests/qemu/docs.py; the test docs_manual compares)
+docs: all
+	$(PYTHON) tests/qemu/docs.py --write
+
 # The system-call fuzzer, long: FUZZSEEDS boots of FUZZCALLS calls each.
 # `fuzz` also runs the host tool's fuzz targets (tools/kprof/kprof.mk).
 FUZZSEEDS ?= 4
@@ -169,6 +174,7 @@ help:
 	@echo "              SVG flame graph, speedscope, pprof and perf.data in build/flame/"
 	@echo "make demo     every engine once on its bundled workload, each report's head"
 	@echo "make test     host unit tests and the QEMU serial-console suite"
+	@echo "make docs     remake the manual's pasted outputs from fresh runs (tests/qemu/docs.py)"
 	@echo "make bench    benchmarks: instruction counts under icount, host tool wall-clock;"
 	@echo "              goals met or MISSED, changes from tests/qemu/bench-baseline.md; build/bench.md"
 	@echo "make fuzz     run the host tool's fuzz targets, FUZZTIME seconds each (default 60)"
