@@ -61,7 +61,9 @@ include tools/kprof/kprof.mk
 
 # ---- initrd: a ustar archive of the user programs, mounted at /bin; the
 # real programs and their workloads too (user/debian/debian.mk), and the
-# programs a user brings: PROG='path/to/prog ...', each as /bin/NAME (any
+# programs a user brings: PROG='path/to/prog ...', each as /bin/NAME
+# (an ELF without its DWARF, which the host reads from the file given: the
+# guest's copy, and so its spawn, is the same wherever it was built; any
 # static i386 executable, e.g. from i686-linux-gnu-gcc -static). The list
 # is kept in $(BUILD)/initrd.prog, so a change of PROG remakes the initrd.
 PROG ?=
@@ -75,7 +77,9 @@ $(BUILD)/initrd.tar: $(USER_BINS) $(DEB_INITRD) $(PROG_FILES) $(BUILD)/initrd.pr
 	@rm -rf $(BUILD)/initrd && mkdir -p $(BUILD)/initrd/bin
 	$(call quiet,INITRD,$@)cp $(USER_BINS) $(BUILD)/initrd/bin/
 	$(call DEB_INITRD_INSTALL,$(BUILD)/initrd)
-	$(if $(PROG_FILES),$(Q)cp $(PROG_FILES) $(BUILD)/initrd/bin/)
+	$(if $(PROG_FILES),$(Q)for p in $(PROG_FILES); do \
+		$(OBJCOPY) --strip-debug $$p $(BUILD)/initrd/bin/$$(basename $$p) 2>/dev/null || \
+		cp $$p $(BUILD)/initrd/bin/ || exit 1; done)
 	$(Q)tar --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
 		-C $(BUILD)/initrd -cf $@ bin
 

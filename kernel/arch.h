@@ -124,6 +124,15 @@ int arch_stack_walk_user(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max);
  * the kernel was entered), not at a bad frame or at max */
 int arch_stack_walk_kernel_end(uint32_t fp, uint32_t *pcs, int max, bool *whole);
 int arch_stack_walk_user_end(uint32_t *pgdir, uint32_t fp, uint32_t *pcs, int max, bool *whole);
+/* A stack walk's step through a signal frame, in the running process:
+ * pc is a return address a walk reached with the stack pointer sp (just
+ * above it); if the code at pc is a sigreturn trampoline (glibc's
+ * __restore_rt or __restore, or the frame's own retcode, as Linux's
+ * unwinders and gdb recognise them by their bytes), the frame below sp is
+ * a signal frame, and *npc, *nsp, *nfp become the interrupted code's eip,
+ * esp and ebp from its sigcontext. Every load through the fault fixup;
+ * false when pc is no trampoline or the frame is not readable. */
+bool arch_signal_unwind(uint32_t pc, uint32_t sp, uint32_t *npc, uint32_t *nsp, uint32_t *nfp);
 /* one aligned word of user memory in pgdir's address space, the same way;
  * false if there is none */
 static inline bool arch_user_word(uint32_t *pgdir, uint32_t va, uint32_t *w)

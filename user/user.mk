@@ -111,7 +111,11 @@ $(BUILD)/user/bin/%.strip: $(BUILD)/user/bin/%
 LINUX_PROGS := hello lfuzz callcost sigtest gprofwork
 LINUX_BINS := $(LINUX_PROGS:%=$(BUILD)/user/bin/%)
 USER_BINS += $(LINUX_BINS)
-LINUX_CFLAGS := -static -O2 -g
+# -ffile-prefix-map, as for the kernel: the checkout's directory is not in
+# the DWARF, so every checkout builds the same bytes (and a program's
+# spawn, which reads them, takes the same instructions: the samples of a
+# profile fall on the same instructions in any checkout)
+LINUX_CFLAGS := -static -O2 -g -ffile-prefix-map=$(CURDIR)=.
 
 $(LINUX_BINS): $(BUILD)/user/bin/%: user/linux/%.c
 	@mkdir -p $(@D)

@@ -195,6 +195,18 @@ table_walk(struct unw_table *t, struct uregs r, uint32_t *f, uint32_t max, uint3
 			cfa = sp + ru.off;
 		} else if (ru.how == UNW_EBP) {
 			cfa = fp + ru.off;
+		} else if (ru.how == UNW_NONE && o > f + 1 && arch_signal_unwind(pc, sp, &pc, &sp, &fp)) {
+			/* pc was a sigreturn trampoline (a frame of its own, as
+			 * perf shows __restore_rt): on with the code the signal
+			 * interrupted, from its registers in the frame; its
+			 * pc is the interrupted instruction, not a return. The
+			 * trampoline is recorded a byte in: every tool names a
+			 * caller's frame by the byte before it (its call), and
+			 * no call precedes a trampoline */
+			o[-1]++;
+			sum++;
+			ru = unw_lookup(t, pc);
+			continue;
 		} else if (ru.how == UNW_NONE && fp >= sp) {
 			cfa = fp + 8;                   /* a frame-pointer frame */
 			at = -2;

@@ -219,6 +219,8 @@ def run_host(b):
     over), each one's output cut out by a marker line."""
     b.fresh = []
     env = dict(os.environ, LC_ALL="C", TZ="UTC")
+    for k in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS"):
+        env.pop(k, None)        # run by make docs or not, make prints the same
     env.update(b.env())
     mark = "@@docs-%d@@" % os.getpid()
     script = []

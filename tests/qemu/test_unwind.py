@@ -259,3 +259,24 @@ def unwind_lua_with_and_without_frame_pointers(m):
     worst.sort(reverse=True)
     m.text += "".join("  %.1f sigma  %s  %d / %d\n" % w for w in worst[:8])
     assert worst[0][0] < 4, "lua and lua-nofp disagree:\n" + m.text
+
+
+@test("unwind_signal_frames", timeout=240, icount=True)
+def unwind_signal_frames(m):
+    """ticks in a signal handler (omitfp signal: raise() from main ->
+    sigchain, handlers that spin): the handler, the signal's trampoline
+    (glibc's __restore for a plain frame, __restore_rt for a SA_SIGINFO
+    one, found by their sigreturn bytes), then the code the signal
+    interrupted, down to _start, read from the frame's sigcontext"""
+    m.wait_prompt()
+    m.run("echo hz 10000 > /dev/kpctl")
+    run_stacks(m, "omitfp signal 300")
+    m.halt()
+    dump, = dumps(m, m.scratch)
+    lines = folded(dump, "omitfp")
+    under = "omitfp;" + ROOT_PATH + ";sigchain;raise;__pthread_kill_implementation;_dl_sysinfo_int80;"
+    for tramp, handler in (("__restore", "on_usr1"), ("__restore_rt", "on_usr2")):
+        got = {plain(k): v for k, v in lines.items() if (";%s;" % handler) in k}
+        assert sum(got.values()) >= 50, (handler, lines)
+        for k in got:
+            assert k.startswith(under + tramp + ";" + handler), "a handler's stack: %s" % k

@@ -13,6 +13,11 @@
  *                    time, under qsort's own frames
  *   omitfp sys N     N getppid calls, each a few instructions of user code
  *                    around the kernel's entry and exit
+ *   omitfp signal N  N times main -> sigchain -> raise(SIGUSR1), whose
+ *                    handler spins (spin(U)), and as often raise(SIGUSR2)
+ *                    with a SA_SIGINFO handler (glibc's rt frame): ticks
+ *                    in a handler, under the signal's frame, above the
+ *                    code it interrupted
  *   omitfp deep D N  D calls down (deep), then a loop of N turns; prints
  *                    the TSC cycles the whole took (make bench: a stack
  *                    sample's cost D + 4 frames deep, under QEMU's icount
@@ -20,6 +25,7 @@
  *
  * The callers do something after each call, so the compiler cannot make
  * it a jump (a tail call leaves no frame, in any unwinder). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +83,28 @@ static inline unsigned long long rdtsc(void)
 	return (unsigned long long)hi << 32 | lo;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+	spin(U);
+}
+
+static void on_usr2(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	spin(U);
+}
+
+NOINLINE static void sigchain(void)
+{
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	omitfp_sink++;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: omitfp tree|qsort|sys N | omitfp deep D N\n");
+	fprintf(stderr, "usage: omitfp tree|qsort|signal|sys N | omitfp deep D N\n");
 	return 2;
 }
 
@@ -116,6 +141,14 @@ int main(int argc, char **argv)
 				a[k] = seed = seed * 1103515245 + 12345;
 			qsort(a, 256, sizeof a[0], cmp);
 		}
+	} else if (!strcmp(argv[1], "signal")) {
+		struct sigaction a = { .sa_handler = on_usr1 }, b = { .sa_sigaction = on_usr2,
+								     .sa_flags = SA_SIGINFO };
+
+		sigaction(SIGUSR1, &a, NULL);
+		sigaction(SIGUSR2, &b, NULL);
+		for (unsigned long i = 0; i < n; i++)
+			sigchain();
 	} else if (!strcmp(argv[1], "sys")) {
 		for (unsigned long i = 0; i < n; i++)
 			omitfp_sink += getppid();

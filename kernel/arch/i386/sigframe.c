@@ -330,3 +330,35 @@ void arch_syscall_restart(struct trapframe *tf, uint32_t num)
 	tf->eax = num;
 	tf->eip -= 2;
 }
+
+/* the word at user address a, through the fault fixup */
+static bool uword(uint32_t a, uint32_t *v)
+{
+	return a - USER_BASE <= USER_TOP - 4 - USER_BASE && arch_user_load32((const uint32_t *)a, v);
+}
+
+bool arch_signal_unwind(uint32_t pc, uint32_t sp, uint32_t *npc, uint32_t *nsp, uint32_t *nfp)
+{
+	uint32_t w0, w1, sc;
+
+	if (!uword(pc, &w0) || !uword(pc + 4, &w1))
+		return false;
+	/* the handler's ret popped pretcode: sp is the frame's + 4 */
+	if ((w0 & 0x00FFFFFF) == (0xb8u | __NR_rt_sigreturn << 8) && (w1 & 0x00FFFF00) == 0x0080cd00 &&
+	    w0 >> 24 == 0) {
+		/* movl $173, %eax; int $0x80: rt_sigframe's ucontext, by puc */
+		uint32_t puc;
+
+		if (!uword(sp + offsetof(struct rt_sigframe, puc) - 4, &puc))
+			return false;
+		sc = puc + offsetof(struct lx_ucontext, uc_mcontext);
+	} else if (w0 == (0x58u | 0xb8u << 8 | (uint32_t)__NR_sigreturn << 16) && w1 == 0x80cd0000) {
+		/* popl %eax; movl $119, %eax; int $0x80: sigframe's sigcontext */
+		sc = sp - 4 + offsetof(struct sigframe, sc);
+	} else {
+		return false;
+	}
+	return uword(sc + offsetof(struct sigcontext, eip), npc) &&
+	       uword(sc + offsetof(struct sigcontext, esp), nsp) &&
+	       uword(sc + offsetof(struct sigcontext, ebp), nfp);
+}
