@@ -676,7 +676,8 @@ static void fde_rows(struct build *b, const struct cie *c, const struct fde *f)
 		static const struct unw_rule bad = { .how = UNW_BAD };
 
 		b->bad++;
-		emit(b, loc, rule_id(b, bad));
+		if (loc < end)          /* a row covers at least a byte */
+			emit(b, loc, rule_id(b, bad));
 		return;
 	}
 	if (loc < end)
