@@ -120,17 +120,27 @@ def profile_failures(h):
 @test("profile_prog", timeout=120, qemu=False)
 def profile_prog(h):
     """make profile PROG=FILE: the initrd rule copies each file into /bin
-    (make -n shows the copy), a missing one stops make with its name, and
+    without its DWARF (make -n shows the copy, which is run here), a missing one stops make with its name, and
     the engines' table finds its ELF for the symbolizer and for the
     engines that trace one program (KPROF_PROGS, which make sets)."""
     with tempfile.TemporaryDirectory() as tmp:
         prog = os.path.join(tmp, "myprog")
-        shutil.copyfile(os.path.join(ROOT, "build", "debian", "bin", "libctest"), prog)
+        shutil.copyfile(os.path.join(ROOT, "build", "user", "bin", "omitfp"), prog)  # glibc, -g
         r = subprocess.run(["make", "-n", "PROG=" + prog, "build/initrd.tar"], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
         h.text += r.stdout[-2000:] + r.stderr
-        assert r.returncode == 0 and re.search(r"^cp %s build/initrd/bin/$" % re.escape(prog), r.stdout, re.M), \
-            r.stdout[-2000:] + r.stderr
+        m = re.search(r"^for p in %s; do .*build/initrd/bin/.*$" % re.escape(prog), r.stdout, re.M)
+        assert r.returncode == 0 and m, r.stdout[-2000:] + r.stderr
+        # run the printed copy into a scratch /bin: the program arrives with
+        # its symbols and without its DWARF (the host reads that from PROG)
+        bindir = os.path.join(tmp, "bin")
+        os.mkdir(bindir)
+        r = subprocess.run(["sh", "-c", m.group(0).replace("build/initrd/bin", bindir)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        sections = subprocess.run(["readelf", "-SW", os.path.join(bindir, "myprog")],
+                                  capture_output=True, text=True).stdout
+        assert r.returncode == 0 and " .symtab " in sections and ".debug_info" not in sections, \
+            r.stderr + sections
         r = subprocess.run(["make", "PROG=" + os.path.join(tmp, "nosuch"), "build/initrd.prog"], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
         assert r.returncode != 0 and "PROG: no file %s" % os.path.join(tmp, "nosuch") in r.stderr, r.stderr
